@@ -1,0 +1,214 @@
+package io.amlease.lease;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Everything a lease needs, immutable and validated once in {@link Builder#build()}. Each field has
+ * a configuration key ({@code amlease.*}); every error names the key. The timing is checked again
+ * after connecting, against the session timeout the server actually granted.
+ */
+public final class LeaseConfig {
+  public static final String CONNECT = "amlease.zk.connect";
+  public static final String SESSION_TIMEOUT = "amlease.zk.session-timeout";
+  public static final String CONNECTION_TIMEOUT = "amlease.zk.connection-timeout";
+  public static final String ACL_CREDENTIALS = "amlease.zk.acl-credentials";
+  public static final String LEASE_PATH = "amlease.lease.path";
+  public static final String HOLDER_ID = "amlease.lease.holder-id";
+  public static final String GRACE = "amlease.lease.grace";
+  public static final String RENEW_INTERVAL = "amlease.lease.renew-interval";
+  public static final String CLOCK_RATE_ERROR = "amlease.lease.clock-rate-error";
+  public static final String SLACK = "amlease.lease.slack";
+
+  public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(15);
+  public static final double DEFAULT_CLOCK_RATE_ERROR = 0.05;
+  public static final Duration MIN_SLACK = Duration.ofSeconds(1);
+
+  private final String connectString;
+  private final String leasePath;
+  private final String holderId;
+  private final Duration sessionTimeout;
+  private final Duration connectionTimeout;
+  private final Optional<Duration> grace;
+  private final Optional<Duration> renewInterval;
+  private final double clockRateError;
+  private final Duration slack;
+  private final Optional<Path> aclCredentials;
+  private final LeaderDetails details;
+  private final LeaseTiming requestedTiming;
+
+  private LeaseConfig(Builder b) {
+    connectString = b.connectString;
+    leasePath = b.leasePath;
+    holderId = b.holderId;
+    sessionTimeout = b.sessionTimeout;
+    connectionTimeout = b.connectionTimeout;
+    grace = Optional.ofNullable(b.grace);
+    renewInterval = Optional.ofNullable(b.renewInterval);
+    clockRateError = b.clockRateError;
+    slack = b.slack;
+    aclCredentials = Optional.ofNullable(b.aclCredentials);
+    details = b.details;
+    requestedTiming = timingFor(sessionTimeout, "requested");
+  }
+
+  /** The timing for a session timeout; after connecting pass the negotiated one. */
+  public LeaseTiming timingFor(Duration t, String basis) {
+    return LeaseTiming.derive(t, basis, grace, renewInterval, clockRateError, slack);
+  }
+
+  public String connectString() { return connectString; }
+  public String leasePath() { return leasePath; }
+  public String holderId() { return holderId; }
+  public Duration sessionTimeout() { return sessionTimeout; }
+  public Duration connectionTimeout() { return connectionTimeout; }
+  public Optional<Duration> grace() { return grace; }
+  public Optional<Duration> renewInterval() { return renewInterval; }
+  public double clockRateError() { return clockRateError; }
+  public Duration slack() { return slack; }
+  public Optional<Path> aclCredentials() { return aclCredentials; }
+  public LeaderDetails details() { return details; }
+  /** Timing from the requested session timeout (already validated). */
+  public LeaseTiming requestedTiming() { return requestedTiming; }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Reads the {@code amlease.*} keys from {@code conf} (absent keys take defaults).
+   *
+   * @throws LeaseConfigException naming the first bad key
+   */
+  public static Builder fromMap(Map<String, String> conf) {
+    Builder b = builder();
+    Optional.ofNullable(conf.get(CONNECT)).ifPresent(b::connectString);
+    Optional.ofNullable(conf.get(LEASE_PATH)).ifPresent(b::leasePath);
+    Optional.ofNullable(conf.get(HOLDER_ID)).ifPresent(b::holderId);
+    duration(conf, SESSION_TIMEOUT).ifPresent(b::sessionTimeout);
+    duration(conf, CONNECTION_TIMEOUT).ifPresent(b::connectionTimeout);
+    duration(conf, GRACE).ifPresent(b::grace);
+    duration(conf, RENEW_INTERVAL).ifPresent(b::renewInterval);
+    duration(conf, SLACK).ifPresent(b::slack);
+    Optional.ofNullable(conf.get(CLOCK_RATE_ERROR)).ifPresent(v -> {
+      try {
+        b.clockRateError(Double.parseDouble(v.trim()));
+      } catch (NumberFormatException e) {
+        throw new LeaseConfigException(CLOCK_RATE_ERROR, CLOCK_RATE_ERROR + ": '" + v
+            + "' is not a number (e.g. 0.05)");
+      }
+    });
+    Optional.ofNullable(conf.get(ACL_CREDENTIALS)).map(Path::of).ifPresent(b::aclCredentials);
+    return b;
+  }
+
+  private static Optional<Duration> duration(Map<String, String> conf, String key) {
+    return Optional.ofNullable(conf.get(key)).map(v -> Durations.parse(key, v));
+  }
+
+  /** This configuration as {@code amlease.*} key/value pairs (explicit values only). */
+  public Map<String, String> toMap() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put(CONNECT, connectString);
+    m.put(LEASE_PATH, leasePath);
+    m.put(HOLDER_ID, holderId);
+    m.put(SESSION_TIMEOUT, sessionTimeout.toMillis() + "ms");
+    m.put(CONNECTION_TIMEOUT, connectionTimeout.toMillis() + "ms");
+    grace.ifPresent(g -> m.put(GRACE, g.toMillis() + "ms"));
+    renewInterval.ifPresent(r -> m.put(RENEW_INTERVAL, r.toMillis() + "ms"));
+    m.put(CLOCK_RATE_ERROR, Double.toString(clockRateError));
+    m.put(SLACK, slack.toMillis() + "ms");
+    aclCredentials.ifPresent(p -> m.put(ACL_CREDENTIALS, p.toString()));
+    return m;
+  }
+
+  /** Mutable builder; {@link #build()} validates every rule. */
+  public static final class Builder {
+    private String connectString;
+    private String leasePath;
+    private String holderId = defaultHolderId();
+    private Duration sessionTimeout = DEFAULT_SESSION_TIMEOUT;
+    private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
+    private Duration grace;
+    private Duration renewInterval;
+    private double clockRateError = DEFAULT_CLOCK_RATE_ERROR;
+    private Duration slack = MIN_SLACK;
+    private Path aclCredentials;
+    private LeaderDetails details = LeaderDetails.NONE;
+
+    public Builder connectString(String v) { connectString = v; return this; }
+    public Builder leasePath(String v) { leasePath = v; return this; }
+    public Builder holderId(String v) { holderId = v; return this; }
+    public Builder sessionTimeout(Duration v) { sessionTimeout = v; return this; }
+    public Builder connectionTimeout(Duration v) { connectionTimeout = v; return this; }
+    public Builder grace(Duration v) { grace = v; return this; }
+    public Builder renewInterval(Duration v) { renewInterval = v; return this; }
+    public Builder clockRateError(double v) { clockRateError = v; return this; }
+    public Builder slack(Duration v) { slack = v; return this; }
+    public Builder aclCredentials(Path v) { aclCredentials = v; return this; }
+    public Builder details(LeaderDetails v) { details = Objects.requireNonNull(v); return this; }
+
+    /** @throws LeaseConfigException naming the key of the first rule broken */
+    public LeaseConfig build() {
+      if (connectString == null || connectString.isBlank()) {
+        throw new LeaseConfigException(CONNECT, CONNECT
+            + " is required: the ZooKeeper connect string, e.g. zk1:2181,zk2:2181");
+      }
+      checkLeasePath();
+      if (holderId == null || holderId.isBlank() || holderId.contains("\n")) {
+        throw new LeaseConfigException(HOLDER_ID, HOLDER_ID + " must be a non-empty single line");
+      }
+      positive(SESSION_TIMEOUT, sessionTimeout);
+      positive(CONNECTION_TIMEOUT, connectionTimeout);
+      if (grace != null) {
+        positive(GRACE, grace);
+      }
+      if (renewInterval != null) {
+        positive(RENEW_INTERVAL, renewInterval);
+      }
+      if (!(clockRateError >= 0 && clockRateError < 0.5)) {
+        throw new LeaseConfigException(CLOCK_RATE_ERROR, CLOCK_RATE_ERROR + " (" + clockRateError
+            + ") must be at least 0 and below 0.5");
+      }
+      if (slack == null || slack.compareTo(MIN_SLACK) < 0) {
+        throw new LeaseConfigException(SLACK, SLACK + " (" + (slack == null ? "null"
+            : Durations.format(slack)) + ") must be at least " + Durations.format(MIN_SLACK)
+            + ": it covers watchdog lateness and signal delivery (G2)");
+      }
+      return new LeaseConfig(this);
+    }
+
+    private void checkLeasePath() {
+      if (leasePath == null || leasePath.isBlank()) {
+        throw new LeaseConfigException(LEASE_PATH, LEASE_PATH + " is required, e.g. /amlease/myapp");
+      }
+      if (!leasePath.startsWith("/") || leasePath.equals("/") || leasePath.endsWith("/")
+          || leasePath.contains("//") || leasePath.contains("/./") || leasePath.contains("/../")
+          || leasePath.endsWith("/.") || leasePath.endsWith("/..")) {
+        throw new LeaseConfigException(LEASE_PATH, LEASE_PATH + " ('" + leasePath
+            + "') must be an absolute ZooKeeper path below the root, e.g. /amlease/myapp");
+      }
+    }
+
+    private static void positive(String key, Duration d) {
+      if (d == null || d.isNegative() || d.isZero()) {
+        throw new LeaseConfigException(key, key + " must be a positive duration");
+      }
+    }
+
+    private static String defaultHolderId() {
+      String host;
+      try {
+        host = java.net.InetAddress.getLocalHost().getHostName();
+      } catch (java.net.UnknownHostException e) {
+        host = "localhost";
+      }
+      return host + ":" + ProcessHandle.current().pid();
+    }
+  }
+}

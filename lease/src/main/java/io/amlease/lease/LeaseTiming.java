@@ -1,0 +1,56 @@
+package io.amlease.lease;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The timing a lease runs with, derived from one session timeout T and checked against G2:
+ * {@code grace <= T·(1 − ρ) − slack}, so the holder stops acting before the server can expire its
+ * session even if the local clock runs ρ fast relative to the server's, and even if the watchdog and
+ * signal delivery are {@code slack} late.
+ *
+ * @param sessionTimeout T (requested before connecting, negotiated after)
+ * @param grace how long after {@code lastAck} the holder keeps acting
+ * @param renewInterval how often the holder proves its session alive
+ */
+public record LeaseTiming(Duration sessionTimeout, Duration grace, Duration renewInterval) {
+
+  /**
+   * Derives and checks the timing. Defaults: grace = min(2T/3, the G2 bound), renewInterval = T/6.
+   *
+   * @param basis how T was obtained, for messages ("requested", "negotiated by the server")
+   * @throws LeaseConfigException naming the key and the numbers when a rule is broken
+   */
+  public static LeaseTiming derive(Duration sessionTimeout, String basis, Optional<Duration> grace,
+      Optional<Duration> renewInterval, double clockRateError, Duration slack) {
+    Duration bound = Duration.ofNanos((long) (sessionTimeout.toNanos() * (1 - clockRateError)))
+        .minus(slack);
+    String boundText = LeaseConfig.SESSION_TIMEOUT + " (" + basis + " " + fmt(sessionTimeout)
+        + ") × (1 − " + LeaseConfig.CLOCK_RATE_ERROR + " " + clockRateError + ") − "
+        + LeaseConfig.SLACK + " " + fmt(slack) + " = " + fmt(bound);
+    if (bound.compareTo(Duration.ofMillis(1)) < 0) {
+      throw new LeaseConfigException(LeaseConfig.SESSION_TIMEOUT, LeaseConfig.SESSION_TIMEOUT
+          + " is too short for any grace: " + boundText + " (G2)");
+    }
+    Duration g = grace.orElseGet(() -> min(sessionTimeout.multipliedBy(2).dividedBy(3), bound));
+    if (g.compareTo(bound) > 0) {
+      throw new LeaseConfigException(LeaseConfig.GRACE, LeaseConfig.GRACE + " (" + fmt(g)
+          + (grace.isPresent() ? "" : ", the default") + ") must be at most " + boundText
+          + ", or two holders could act at once (G2)");
+    }
+    Duration r = renewInterval.orElseGet(() -> sessionTimeout.dividedBy(6));
+    if (r.compareTo(g) >= 0) {
+      throw new LeaseConfigException(LeaseConfig.RENEW_INTERVAL, LeaseConfig.RENEW_INTERVAL + " ("
+          + fmt(r) + ") must be less than " + LeaseConfig.GRACE + " (" + fmt(g) + ")");
+    }
+    return new LeaseTiming(sessionTimeout, g, r);
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  private static String fmt(Duration d) {
+    return Durations.format(d);
+  }
+}

@@ -1,0 +1,69 @@
+package io.amlease.lease.zk;
+
+import io.amlease.lease.LeaseConfig;
+import io.amlease.lease.LeaseException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.ACLProvider;
+import org.apache.curator.framework.state.SessionConnectionStateErrorPolicy;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+
+/** Builds and connects Curator clients the way every amlease component needs them. */
+public final class ZkClients {
+  private ZkClients() {}
+
+  /**
+   * A started client, connected within {@code connectionTimeout}.
+   *
+   * <p>{@link SessionConnectionStateErrorPolicy}: SUSPENDED is not an error, so the latch does not drop
+   * on a blip; the lease's watchdog owns that decision. The ensemble tracker is off: it would replace
+   * the configured connect string (a proxy, a load balancer, a fault proxy in tests) with the servers'
+   * own addresses.
+   *
+   * @throws LeaseException.Unavailable when no server answered in time
+   */
+  public static CuratorFramework connect(String connectString, Duration sessionTimeout,
+      Duration connectionTimeout, ACLProvider acl, List<org.apache.curator.framework.AuthInfo> auth)
+      throws LeaseException.Unavailable {
+    CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
+        .connectString(connectString)
+        .sessionTimeoutMs(Math.toIntExact(sessionTimeout.toMillis()))
+        .connectionTimeoutMs(Math.toIntExact(connectionTimeout.toMillis()))
+        .retryPolicy(new ExponentialBackoffRetry(100, 5, 2000))
+        .connectionStateErrorPolicy(new SessionConnectionStateErrorPolicy())
+        .ensembleTracker(false);
+    if (acl != null) {
+      b.aclProvider(acl);
+    }
+    if (!auth.isEmpty()) {
+      b.authorization(auth);
+    }
+    CuratorFramework client = b.build();
+    client.start();
+    boolean connected;
+    try {
+      connected = client.blockUntilConnected(
+          Math.toIntExact(connectionTimeout.toMillis()), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      connected = false;
+    }
+    if (!connected) {
+      client.close();
+      throw new LeaseException.Unavailable("ZooKeeper at " + connectString
+          + " is not reachable within " + io.amlease.lease.Durations.format(connectionTimeout)
+          + " (" + LeaseConfig.CONNECTION_TIMEOUT + ")", null);
+    }
+    return client;
+  }
+
+  /** A plain client for readers ({@code amlease leader}): no ACLs needed to read lease nodes. */
+  public static CuratorFramework connectReader(String connectString, Duration connectionTimeout)
+      throws LeaseException.Unavailable {
+    return connect(connectString, LeaseConfig.DEFAULT_SESSION_TIMEOUT, connectionTimeout, null,
+        List.of());
+  }
+}

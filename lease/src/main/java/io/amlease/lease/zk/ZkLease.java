@@ -1,0 +1,578 @@
+package io.amlease.lease.zk;
+
+import io.amlease.lease.Clock;
+import io.amlease.lease.Durations;
+import io.amlease.lease.Epoch;
+import io.amlease.lease.LeaderDetails;
+import io.amlease.lease.LeaderInfo;
+import io.amlease.lease.Lease;
+import io.amlease.lease.LeaseConfig;
+import io.amlease.lease.LeaseConfigException;
+import io.amlease.lease.LeaseException;
+import io.amlease.lease.LeaseListener;
+import io.amlease.lease.LeaseState;
+import io.amlease.lease.LeaseState.Phase;
+import io.amlease.lease.LeaseTiming;
+import io.amlease.lease.RevocationReason;
+import io.amlease.lease.SystemClock;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.recipes.leader.Participant;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ZooKeeper lease (DESIGN.md §2–§3). Curator's {@link LeaderLatch} orders the contenders; the
+ * epoch node turns latch leadership into a fencing token; our own renewal loop and watchdog decide
+ * when to stop, from {@code lastAck}, whatever Curator's connection state says.
+ *
+ * <p>Threads: a worker runs acquisition and cleanup; the clock's timer thread runs renewals and the
+ * watchdog; an event thread runs listener callbacks. State is guarded by {@code this}; no ZooKeeper
+ * call is made while holding the lock.
+ */
+public final class ZkLease implements Lease {
+  private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
+  private static final Duration MAX_ACQUIRE_BACKOFF = Duration.ofSeconds(1);
+
+  private final LeaseConfig config;
+  private final LeaseListener listener;
+  private final Clock clock;
+  private final SystemClock ownedClock;
+  private final java.time.Clock wall;
+  private final LeasePaths paths;
+  private final LeaseAcl acl;
+  private final ExecutorService worker;
+  private final ExecutorService events;
+
+  private volatile CuratorFramework client;
+  private volatile LeaderLatch latch;
+  private volatile LeaseTiming timing;
+
+  // Guarded by this.
+  private Phase phase = Phase.LATENT;
+  private Term term;
+  private Epoch lastEpoch;
+  private RevocationReason lastReason;
+  private Clock.Timer renewTimer;
+  private Clock.Timer watchdogTimer;
+
+  private ZkLease(LeaseConfig config, LeaseListener listener, Clock clock, java.time.Clock wall) {
+    this.config = config;
+    this.listener = listener;
+    this.ownedClock = clock == null ? new SystemClock("amlease-timer-" + config.holderId()) : null;
+    this.clock = clock == null ? ownedClock : clock;
+    this.wall = wall;
+    this.paths = new LeasePaths(config.leasePath());
+    this.acl = new LeaseAcl(paths, config.aclCredentials().map(LeaseAcl::load));
+    this.timing = config.requestedTiming();
+    this.worker = Executors.newSingleThreadExecutor(daemon("amlease-lease-" + config.holderId()));
+    this.events = Executors.newSingleThreadExecutor(daemon("amlease-events-" + config.holderId()));
+  }
+
+  /** A lease on the system clock. */
+  public static ZkLease create(LeaseConfig config, LeaseListener listener) {
+    return new ZkLease(config, listener, null, java.time.Clock.systemUTC());
+  }
+
+  /** A lease on an injected clock (tests). {@code acquiredAt} in leader info still uses wall time. */
+  public static ZkLease create(LeaseConfig config, LeaseListener listener, Clock clock) {
+    return new ZkLease(config, listener, clock, java.time.Clock.systemUTC());
+  }
+
+  @Override
+  public void start() throws LeaseException {
+    synchronized (this) {
+      if (phase != Phase.LATENT) {
+        throw new IllegalStateException("start() may be called once; phase is " + phase);
+      }
+      phase = Phase.CAMPAIGNING;
+    }
+    try {
+      client = ZkClients.connect(config.connectString(), config.sessionTimeout(),
+          config.connectionTimeout(), acl,
+          acl.credentials().map(c -> List.of(c.authInfo())).orElse(List.of()));
+      Duration negotiated = Duration.ofMillis(zk().getSessionTimeout());
+      timing = config.timingFor(negotiated, "negotiated by the server");
+      LOG.info("connected to {} (session 0x{}); session timeout {} requested, {} negotiated; grace {}, "
+              + "renew every {}", config.connectString(), Long.toHexString(zk().getSessionId()),
+          Durations.format(config.sessionTimeout()), Durations.format(negotiated),
+          Durations.format(timing.grace()), Durations.format(timing.renewInterval()));
+      prepareLeasePath();
+      client.getConnectionStateListenable().addListener((c, s) -> onConnectionState(s));
+      latch = new LeaderLatch(client, paths.latch(), config.holderId(),
+          LeaderLatch.CloseMode.SILENT);
+      latch.addListener(new LeaderLatchListener() {
+        @Override
+        public void isLeader() {
+          worker.execute(ZkLease.this::acquire);
+        }
+
+        @Override
+        public void notLeader() {
+          revokeCurrent(RevocationReason.LATCH_LOST, "the leader latch lost leadership");
+        }
+      });
+      latch.start();
+      LOG.info("campaigning for {} as {}", config.leasePath(), config.holderId());
+    } catch (LeaseException | LeaseConfigException e) {
+      close();
+      throw e;
+    } catch (Exception e) {
+      close();
+      throw new LeaseException("cannot start lease " + config.leasePath() + ": " + e, e);
+    }
+  }
+
+  /** Creates the lease root with its ACL and checks that this client may write the lease nodes. */
+  private void prepareLeasePath() throws Exception {
+    try {
+      client.create().creatingParentsIfNeeded().forPath(paths.root());
+    } catch (KeeperException.NodeExistsException e) {
+      // Normal after the first holder.
+    } catch (KeeperException.NoAuthException e) {
+      throw accessDenied(e.getPath() == null ? paths.root() : e.getPath(), null);
+    }
+    checkWritable(paths.root(), org.apache.zookeeper.ZooDefs.Perms.CREATE
+        | org.apache.zookeeper.ZooDefs.Perms.DELETE | org.apache.zookeeper.ZooDefs.Perms.READ);
+    checkWritable(paths.latch(), org.apache.zookeeper.ZooDefs.Perms.CREATE
+        | org.apache.zookeeper.ZooDefs.Perms.DELETE);
+    checkWritable(paths.epoch(), org.apache.zookeeper.ZooDefs.Perms.WRITE);
+  }
+
+  private void checkWritable(String path, int perms) throws Exception {
+    List<ACL> current;
+    try {
+      current = client.getACL().forPath(path);
+    } catch (KeeperException.NoNodeException e) {
+      return;
+    }
+    if (!acl.grants(current, perms)) {
+      throw accessDenied(path, current);
+    }
+  }
+
+  private LeaseException.AccessDenied accessDenied(String path, List<ACL> current) {
+    String who = acl.credentials().map(c -> "digest user '" + c.user() + "'")
+        .orElse("a client without credentials");
+    return new LeaseException.AccessDenied("ZooKeeper denies " + who + " write access to " + path
+        + (current == null ? "" : " (ACL " + current + ")") + "; give the lease principal's "
+        + "user:password file with " + LeaseConfig.ACL_CREDENTIALS + " (--acl-credentials)", null);
+  }
+
+  private void acquire() {
+    synchronized (this) {
+      if (phase != Phase.CAMPAIGNING) {
+        return;
+      }
+    }
+    LeaderLatch l = latch;
+    String ours = l.getOurPath();
+    if (!l.hasLeadership() || ours == null) {
+      return;
+    }
+    try {
+      ZooKeeper zk = zk();
+      long session = zk.getSessionId();
+      Stat epochStat = new Stat();
+      Long current = readEpoch(zk, epochStat);
+      Stat leaderStat = zk.exists(paths.leader(), false);
+      long next = current == null ? 1 : current + 1;
+      LeaderInfo info = LeaderInfo.of(next, config.holderId(), config.details(), session,
+          wall.instant().toString());
+      List<Op> ops = new ArrayList<>();
+      // Our latch node still existing means we are still the lowest sequence number: leader.
+      ops.add(Op.check(ours, -1));
+      ops.add(current == null
+          ? Op.create(paths.epoch(), bytes(1), acl.leaseAcl(), CreateMode.PERSISTENT)
+          : Op.setData(paths.epoch(), bytes(next), epochStat.getVersion()));
+      if (leaderStat != null) {
+        ops.add(Op.delete(paths.leader(), leaderStat.getVersion()));
+      }
+      ops.add(Op.create(paths.leader(), info.toJson(), acl.leaseAcl(), CreateMode.EPHEMERAL));
+      long sent = clock.nanoTime();
+      List<OpResult> results = zk.multi(ops);
+      int token = current == null ? 0 : ((OpResult.SetDataResult) results.get(1)).getStat().getVersion();
+      granted(new Term(new Epoch(next, token), session, ours, info, timing.grace(), sent));
+    } catch (KeeperException e) {
+      if (e.code() == Code.NOAUTH) {
+        fail(accessDenied(paths.root(), null));
+      } else if (failedOp(e) == 0) {
+        LOG.info("latch node {} is gone; waiting for the latch", ours);
+      } else {
+        retryAcquire("acquisition lost a race or the connection (" + e.code() + ")");
+      }
+    } catch (LeaseException e) {
+      fail(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      retryAcquire("acquisition failed: " + e);
+    }
+  }
+
+  private void retryAcquire(String why) {
+    LOG.info("{}; retrying while the latch says leader", why);
+    clock.schedule(() -> worker.execute(this::acquire), Duration.ofMillis(100));
+  }
+
+  private Long readEpoch(ZooKeeper zk, Stat stat) throws Exception {
+    byte[] data;
+    try {
+      data = zk.getData(paths.epoch(), false, stat);
+    } catch (KeeperException.NoNodeException e) {
+      return null;
+    }
+    String text = new String(data, StandardCharsets.UTF_8).trim();
+    try {
+      long value = Long.parseLong(text);
+      if (value >= 1) {
+        return value;
+      }
+    } catch (NumberFormatException e) {
+      // Reported below.
+    }
+    throw new LeaseException.BadData(paths.epoch() + " holds '" + text
+        + "', not a decimal epoch >= 1; refusing to acquire (repair or delete the node)");
+  }
+
+  private void granted(Term t) {
+    synchronized (this) {
+      if (phase != Phase.CAMPAIGNING) {
+        // Closed while acquiring: closing the session removes our ephemeral leader node.
+        return;
+      }
+      phase = Phase.HOLDING;
+      term = t;
+      lastEpoch = t.epoch;
+      renewTimer = clock.schedule(() -> renew(t), timing.renewInterval());
+      scheduleWatchdog(t);
+    }
+    LOG.info("granted {} epoch {} (session 0x{})", config.leasePath(), t.epoch,
+        Long.toHexString(t.sessionId));
+    events.execute(() -> listener.granted(t.epoch));
+  }
+
+  private void fail(LeaseException e) {
+    synchronized (this) {
+      if (phase != Phase.CAMPAIGNING) {
+        return;
+      }
+      phase = Phase.FAILED;
+    }
+    LOG.error("lease {} cannot campaign: {}", config.leasePath(), e.getMessage());
+    events.execute(() -> listener.failed(e));
+  }
+
+  private void renew(Term t) {
+    synchronized (this) {
+      if (term != t || phase != Phase.HOLDING) {
+        return;
+      }
+      renewTimer = clock.schedule(() -> renew(t), timing.renewInterval());
+    }
+    sendRenewal(t);
+  }
+
+  /** One cheap read of the epoch node's stat: proves the session alive and detects supersession. */
+  private void sendRenewal(Term t) {
+    ZooKeeper zk;
+    try {
+      zk = zk();
+    } catch (Exception e) {
+      LOG.debug("renewal skipped: {}", e.toString());
+      return;
+    }
+    if (zk.getSessionId() != t.sessionId) {
+      revoke(t, RevocationReason.SESSION_LOST, "the client is on session 0x"
+          + Long.toHexString(zk.getSessionId()) + ", the term's session was 0x"
+          + Long.toHexString(t.sessionId));
+      return;
+    }
+    long sent = clock.nanoTime();
+    zk.exists(paths.epoch(), false, (rc, path, ctx, stat) -> {
+      Code code = Code.get(rc);
+      if (code == Code.OK && stat.getVersion() == t.epoch.token()) {
+        t.ack(sent);
+      } else if (code == Code.OK || code == Code.NONODE) {
+        revoke(t, RevocationReason.SUPERSEDED, paths.epoch() + " is at version "
+            + (stat == null ? "none" : stat.getVersion()) + ", our token is " + t.epoch.token());
+      } else if (code == Code.SESSIONEXPIRED) {
+        revoke(t, RevocationReason.SESSION_LOST, "renewal: session expired");
+      } else {
+        LOG.debug("renewal failed: {}", code);
+      }
+    }, null);
+  }
+
+  private void scheduleWatchdog(Term t) {
+    Duration delay = Duration.ofNanos(t.deadline() - clock.nanoTime());
+    watchdogTimer = clock.schedule(() -> watchdog(t), delay);
+  }
+
+  private void watchdog(Term t) {
+    synchronized (this) {
+      if (term != t || phase != Phase.HOLDING) {
+        return;
+      }
+      if (!t.expired(clock.nanoTime())) {
+        scheduleWatchdog(t);
+        return;
+      }
+    }
+    revoke(t, RevocationReason.GRACE_EXPIRED, "no answer from ZooKeeper for "
+        + Durations.format(timing.grace()) + " since the last acknowledged request");
+  }
+
+  private void onConnectionState(ConnectionState state) {
+    Term t;
+    synchronized (this) {
+      t = phase == Phase.HOLDING ? term : null;
+    }
+    LOG.info("ZooKeeper connection {}{}", state, t == null ? "" : " while holding epoch " + t.epoch);
+    if (t == null) {
+      return;
+    }
+    if (state == ConnectionState.LOST) {
+      revoke(t, RevocationReason.SESSION_LOST, "Curator reported the session lost");
+    } else if (state == ConnectionState.RECONNECTED) {
+      // Renew at once: a reconnect is the earliest moment lastAck can move again.
+      sendRenewal(t);
+    }
+  }
+
+  private void revokeCurrent(RevocationReason reason, String detail) {
+    Term t;
+    synchronized (this) {
+      t = term;
+    }
+    if (t != null) {
+      revoke(t, reason, detail);
+    }
+  }
+
+  /** Ends term {@code t} if it is still current; returns whether it did. */
+  private boolean revoke(Term t, RevocationReason reason, String detail) {
+    synchronized (this) {
+      if (term != t || phase != Phase.HOLDING) {
+        return false;
+      }
+      phase = Phase.REVOKED;
+      lastReason = reason;
+      cancelTimers();
+    }
+    if (reason == RevocationReason.RELEASED) {
+      LOG.info("released {} epoch {}", config.leasePath(), t.epoch);
+    } else {
+      LOG.warn("revoked {} epoch {}: {} ({})", config.leasePath(), t.epoch, reason, detail);
+    }
+    events.execute(() -> listener.revoked(t.epoch, reason));
+    return true;
+  }
+
+  private void cancelTimers() {
+    if (renewTimer != null) {
+      renewTimer.cancel();
+    }
+    if (watchdogTimer != null) {
+      watchdogTimer.cancel();
+    }
+  }
+
+  @Override
+  public void revoke(RevocationReason reason) {
+    revokeCurrent(reason, "requested by the holder");
+  }
+
+  @Override
+  public List<OpResult> fencedWrite(Epoch epoch, List<Op> ops) throws LeaseException {
+    Term t = currentTerm(epoch);
+    List<Op> all = new ArrayList<>(ops.size() + 1);
+    all.add(Op.check(paths.epoch(), t.epoch.token()));
+    all.addAll(ops);
+    long sent = clock.nanoTime();
+    try {
+      ZooKeeper zk = zk();
+      List<OpResult> results = zk.multi(all);
+      if (zk.getSessionId() == t.sessionId) {
+        t.ack(sent);
+      }
+      return results.subList(1, results.size());
+    } catch (KeeperException e) {
+      if (failedOp(e) == 0) {
+        revoke(t, RevocationReason.FENCED, "fenced write refused: " + paths.epoch()
+            + " is no longer at our token " + t.epoch.token());
+        throw new LeaseException.Fenced("epoch " + t.epoch.value() + " was superseded; write refused"
+            + " by ZooKeeper", e);
+      }
+      if (e.code() == Code.SESSIONEXPIRED) {
+        revoke(t, RevocationReason.SESSION_LOST, "fenced write: session expired");
+      }
+      throw new LeaseException("fenced write failed: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LeaseException("interrupted during fenced write", e);
+    } catch (Exception e) {
+      throw new LeaseException("fenced write failed: " + e, e);
+    }
+  }
+
+  /** The current term if it is {@code epoch} and its deadline has not passed; refuses locally otherwise. */
+  private Term currentTerm(Epoch epoch) throws LeaseException.NotLeader {
+    Term t;
+    synchronized (this) {
+      t = term;
+      if (phase != Phase.HOLDING || t == null || !t.epoch.equals(epoch)) {
+        throw new LeaseException.NotLeader("not holding " + config.leasePath() + " with epoch "
+            + epoch + " (phase " + phase + (t == null ? "" : ", epoch " + t.epoch) + ")");
+      }
+    }
+    if (t.expired(clock.nanoTime())) {
+      revoke(t, RevocationReason.GRACE_EXPIRED, "deadline passed before a fenced write");
+      throw new LeaseException.NotLeader("the grace of epoch " + epoch + " has run out");
+    }
+    return t;
+  }
+
+  @Override
+  public void updateDetails(Epoch epoch, LeaderDetails details) throws LeaseException {
+    Term t = currentTerm(epoch);
+    LeaderInfo old = t.info();
+    LeaderInfo updated = new LeaderInfo(old.epoch(), old.holder(), details.host(), details.port(),
+        details.urls(), details.applicationId(), details.attemptId(), details.containerId(),
+        old.sessionId(), old.acquiredAt());
+    fencedWrite(epoch, List.of(Op.setData(paths.leader(), updated.toJson(), -1)));
+    t.info(updated);
+  }
+
+  @Override
+  public List<ACL> acl() {
+    return acl.leaseAcl();
+  }
+
+  @Override
+  public List<String> participants() throws LeaseException {
+    LeaderLatch l = latch;
+    if (l == null) {
+      return List.of();
+    }
+    try {
+      return l.getParticipants().stream().map(Participant::getId).toList();
+    } catch (Exception e) {
+      throw new LeaseException("cannot list participants of " + paths.latch() + ": " + e, e);
+    }
+  }
+
+  @Override
+  public void release(Duration timeout) {
+    Term t;
+    synchronized (this) {
+      t = phase == Phase.HOLDING ? term : null;
+    }
+    if (t == null || !revoke(t, RevocationReason.RELEASED, "clean release")) {
+      return;
+    }
+    List<Op> ops = List.of(Op.check(paths.epoch(), t.epoch.token()), Op.delete(paths.leader(), -1),
+        Op.delete(t.latchPath, -1));
+    CompletableFuture<Code> done = new CompletableFuture<>();
+    try {
+      zk().multi(ops, (rc, path, ctx, results) -> done.complete(Code.get(rc)), null);
+      Code code = done.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      if (code != Code.OK) {
+        LOG.info("release multi answered {}; closing the session removes what is ours", code);
+      }
+    } catch (Exception e) {
+      LOG.info("release did not complete ({}); closing the session removes what is ours", e.toString());
+    }
+  }
+
+  @Override
+  public synchronized LeaseState state() {
+    long now = clock.nanoTime();
+    Term t = term;
+    Duration left = phase == Phase.HOLDING ? Duration.ofNanos(Math.max(0, t.deadline() - now))
+        : Duration.ZERO;
+    return new LeaseState(phase, Optional.ofNullable(lastEpoch), left,
+        t == null ? null : Duration.ofNanos(now - t.lastAck()), t == null ? 0 : t.lastAck(),
+        t == null ? 0 : t.sessionId, timing, Optional.ofNullable(lastReason));
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (phase == Phase.CLOSED) {
+        return;
+      }
+    }
+    release(Duration.ofSeconds(5));
+    synchronized (this) {
+      phase = Phase.CLOSED;
+      cancelTimers();
+    }
+    try {
+      if (latch != null) {
+        latch.close();
+      }
+    } catch (Exception e) {
+      LOG.debug("closing latch: {}", e.toString());
+    }
+    if (client != null) {
+      client.close();
+    }
+    worker.shutdownNow();
+    events.shutdown();
+    if (ownedClock != null) {
+      ownedClock.close();
+    }
+  }
+
+  private ZooKeeper zk() throws Exception {
+    return client.getZookeeperClient().getZooKeeper();
+  }
+
+  /** Index of the op that failed in a multi, or -1 when the failure was not per-op. */
+  private static int failedOp(KeeperException e) {
+    List<OpResult> results = e.getResults();
+    if (results == null) {
+      return -1;
+    }
+    for (int i = 0; i < results.size(); i++) {
+      if (results.get(i) instanceof OpResult.ErrorResult err
+          && err.getErr() != Code.OK.intValue()
+          && err.getErr() != Code.RUNTIMEINCONSISTENCY.intValue()) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static byte[] bytes(long epoch) {
+    return Long.toString(epoch).getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}
