@@ -38,7 +38,7 @@ public final class LeaseConfig {
   private final Optional<Duration> renewInterval;
   private final double clockRateError;
   private final Duration slack;
-  private final Optional<Path> aclCredentials;
+  private final Optional<DigestCredentials> aclCredentials;
   private final LeaderDetails details;
   private final LeaseTiming requestedTiming;
 
@@ -52,7 +52,7 @@ public final class LeaseConfig {
     renewInterval = Optional.ofNullable(b.renewInterval);
     clockRateError = b.clockRateError;
     slack = b.slack;
-    aclCredentials = Optional.ofNullable(b.aclCredentials);
+    aclCredentials = Optional.ofNullable(b.aclCredentials).map(DigestCredentials::load);
     details = b.details;
     requestedTiming = timingFor(sessionTimeout, "requested");
   }
@@ -71,7 +71,7 @@ public final class LeaseConfig {
   public Optional<Duration> renewInterval() { return renewInterval; }
   public double clockRateError() { return clockRateError; }
   public Duration slack() { return slack; }
-  public Optional<Path> aclCredentials() { return aclCredentials; }
+  public Optional<DigestCredentials> aclCredentials() { return aclCredentials; }
   public LeaderDetails details() { return details; }
   /** Timing from the requested session timeout (already validated). */
   public LeaseTiming requestedTiming() { return requestedTiming; }
@@ -123,7 +123,7 @@ public final class LeaseConfig {
     renewInterval.ifPresent(r -> m.put(RENEW_INTERVAL, r.toMillis() + "ms"));
     m.put(CLOCK_RATE_ERROR, Double.toString(clockRateError));
     m.put(SLACK, slack.toMillis() + "ms");
-    aclCredentials.ifPresent(p -> m.put(ACL_CREDENTIALS, p.toString()));
+    aclCredentials.ifPresent(c -> m.put(ACL_CREDENTIALS, c.file().toString()));
     return m;
   }
 

@@ -1,11 +1,7 @@
 package io.amlease.lease.zk;
 
-import io.amlease.lease.LeaseConfig;
-import io.amlease.lease.LeaseConfigException;
-import java.io.IOException;
+import io.amlease.lease.DigestCredentials;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.NoSuchAlgorithmException;
 import java.util.List;
 import java.util.Optional;
@@ -23,54 +19,32 @@ import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
  */
 final class LeaseAcl implements ACLProvider {
   private final LeasePaths paths;
-  private final Optional<Credentials> credentials;
+  private final Optional<DigestCredentials> credentials;
 
-  record Credentials(String user, String password) {
-    Id id() {
-      try {
-        return new Id("digest", DigestAuthenticationProvider.generateDigest(user + ":" + password));
-      } catch (NoSuchAlgorithmException e) {
-        throw new IllegalStateException("SHA1 not available", e);
-      }
-    }
-
-    AuthInfo authInfo() {
-      return new AuthInfo("digest", (user + ":" + password).getBytes(StandardCharsets.UTF_8));
-    }
-  }
-
-  LeaseAcl(LeasePaths paths, Optional<Credentials> credentials) {
+  LeaseAcl(LeasePaths paths, Optional<DigestCredentials> credentials) {
     this.paths = paths;
     this.credentials = credentials;
   }
 
-  /**
-   * Reads {@code user:password} (one line) from {@code file}; credentials never come from a command
-   * line, where {@code ps} would show them.
-   */
-  static Credentials load(Path file) {
-    String key = LeaseConfig.ACL_CREDENTIALS;
-    String text;
+  static Id idOf(DigestCredentials c) {
     try {
-      text = Files.readString(file, StandardCharsets.UTF_8).strip();
-    } catch (IOException e) {
-      throw new LeaseConfigException(key, key + ": cannot read credentials file " + file + ": " + e);
+      return new Id("digest", DigestAuthenticationProvider.generateDigest(c.user() + ":" + c.password()));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA1 not available", e);
     }
-    int colon = text.indexOf(':');
-    if (colon < 1 || colon == text.length() - 1 || text.contains("\n")) {
-      throw new LeaseConfigException(key, key + ": " + file
-          + " must hold one line 'user:password' (digest credentials)");
-    }
-    return new Credentials(text.substring(0, colon), text.substring(colon + 1));
   }
 
-  Optional<Credentials> credentials() {
+  static AuthInfo authInfo(DigestCredentials c) {
+    return new AuthInfo("digest", (c.user() + ":" + c.password()).getBytes(StandardCharsets.UTF_8));
+  }
+
+  Optional<DigestCredentials> credentials() {
     return credentials;
   }
 
   /** The ACL for lease nodes. */
   List<ACL> leaseAcl() {
-    return credentials.map(c -> List.of(new ACL(ZooDefs.Perms.ALL, c.id()),
+    return credentials.map(c -> List.of(new ACL(ZooDefs.Perms.ALL, idOf(c)),
             new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
         .orElse(ZooDefs.Ids.OPEN_ACL_UNSAFE);
   }
@@ -95,7 +69,7 @@ final class LeaseAcl implements ACLProvider {
       Id id = entry.getId();
       boolean ours = switch (id.getScheme()) {
         case "world" -> "anyone".equals(id.getId());
-        case "digest" -> credentials.map(c -> c.id().equals(id)).orElse(false);
+        case "digest" -> credentials.map(c -> idOf(c).equals(id)).orElse(false);
         default -> true;
       };
       if (ours) {

@@ -82,7 +82,7 @@ public final class ZkLease implements Lease {
     this.clock = clock == null ? ownedClock : clock;
     this.wall = wall;
     this.paths = new LeasePaths(config.leasePath());
-    this.acl = new LeaseAcl(paths, config.aclCredentials().map(LeaseAcl::load));
+    this.acl = new LeaseAcl(paths, config.aclCredentials());
     this.timing = config.requestedTiming();
     this.worker = Executors.newSingleThreadExecutor(daemon("amlease-lease-" + config.holderId()));
     this.events = Executors.newSingleThreadExecutor(daemon("amlease-events-" + config.holderId()));
@@ -109,7 +109,7 @@ public final class ZkLease implements Lease {
     try {
       client = ZkClients.connect(config.connectString(), config.sessionTimeout(),
           config.connectionTimeout(), acl,
-          acl.credentials().map(c -> List.of(c.authInfo())).orElse(List.of()));
+          acl.credentials().map(c -> List.of(LeaseAcl.authInfo(c))).orElse(List.of()));
       Duration negotiated = Duration.ofMillis(zk().getSessionTimeout());
       timing = config.timingFor(negotiated, "negotiated by the server");
       LOG.info("connected to {} (session 0x{}); session timeout {} requested, {} negotiated; grace {}, "

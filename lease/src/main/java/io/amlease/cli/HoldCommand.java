@@ -1,0 +1,208 @@
+package io.amlease.cli;
+
+import io.amlease.lease.Durations;
+import io.amlease.lease.Epoch;
+import io.amlease.lease.LeaseConfig;
+import io.amlease.lease.LeaseConfigException;
+import io.amlease.lease.LeaseException;
+import io.amlease.lease.LeaseListener;
+import io.amlease.lease.RevocationReason;
+import io.amlease.lease.zk.ZkLease;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.commons.cli.CommandLine;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code amlease hold}: wait for the lease, run COMMAND while holding it, stop COMMAND when the lease
+ * is lost. Everything that happens is an event on one queue, handled by the main thread.
+ */
+final class HoldCommand {
+  private static final Logger LOG = LoggerFactory.getLogger(HoldCommand.class);
+  static final String STOP_TIMEOUT = "amlease.hold.stop-timeout";
+  private static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
+
+  private sealed interface Event {}
+  private record Granted(Epoch epoch) implements Event {}
+  private record Revoked(Epoch epoch, RevocationReason reason) implements Event {}
+  private record Failed(LeaseException cause) implements Event {}
+  private record ChildExited(int status) implements Event {}
+  private record Signalled(String name, int number) implements Event {}
+
+  private final CommandLines cli = new CommandLines("hold")
+      .keyed("zk", "CONNECT", LeaseConfig.CONNECT, "ZooKeeper connect string (required)")
+      .keyed("lease", "PATH", LeaseConfig.LEASE_PATH, "lease path in ZooKeeper (required)")
+      .keyed("session-timeout", "D", LeaseConfig.SESSION_TIMEOUT,
+          "requested ZooKeeper session timeout T (default 30s)")
+      .keyed("connect-timeout", "D", LeaseConfig.CONNECTION_TIMEOUT,
+          "give up if ZooKeeper is unreachable this long (default 15s)")
+      .keyed("grace", "D", LeaseConfig.GRACE, "keep the lease this long without an answer from "
+          + "ZooKeeper (default min(2T/3, T·(1−ρ)−slack) of the negotiated T)")
+      .keyed("renew-interval", "D", LeaseConfig.RENEW_INTERVAL, "renewal period (default T/6)")
+      .keyed("id", "NAME", LeaseConfig.HOLDER_ID, "holder id (default host:pid)")
+      .keyed("stop-timeout", "D", STOP_TIMEOUT, "SIGKILL COMMAND this long after SIGTERM (default 5s)")
+      .keyed("acl-credentials", "FILE", LeaseConfig.ACL_CREDENTIALS,
+          "file with 'user:password': lease nodes get an ACL only this principal can write");
+
+  private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
+  private final PrintStream out;
+  private final PrintStream err;
+
+  HoldCommand(PrintStream out, PrintStream err) {
+    this.out = out;
+    this.err = err;
+  }
+
+  String help() {
+    return cli.help("amlease hold --zk CONNECT --lease PATH [options] -- COMMAND [ARGS...]",
+        "Waits until it holds the lease, then runs COMMAND with AMLEASE_EPOCH, AMLEASE_EPOCH_TOKEN, "
+            + "AMLEASE_LEASE, AMLEASE_HOLDER and AMLEASE_ZK in its environment. Durations: 500ms, 10s, "
+            + "2m, 1h.\n\n", "\n" + ExitCodes.HOLD_TABLE);
+  }
+
+  int run(String[] args) {
+    LeaseConfig config;
+    Duration stopTimeout;
+    List<String> command;
+    try {
+      CommandLine cl = cli.parse(args);
+      if (cl.hasOption("help")) {
+        out.print(help());
+        return ExitCodes.OK;
+      }
+      command = cl.getArgList();
+      if (!command.isEmpty() && command.get(0).equals("--")) {
+        command = command.subList(1, command.size());
+      }
+      Map<String, String> keys = cli.keys(cl);
+      try {
+        stopTimeout = Durations.parse(STOP_TIMEOUT, keys.getOrDefault(STOP_TIMEOUT, "5s"));
+        config = LeaseConfig.fromMap(keys).build();
+      } catch (LeaseConfigException e) {
+        throw new CommandLines.UsageException(cli.describe(e));
+      }
+      if (command.isEmpty()) {
+        throw new CommandLines.UsageException("COMMAND is required after --");
+      }
+    } catch (CommandLines.UsageException e) {
+      err.println("amlease hold: " + e.getMessage());
+      err.println("(see amlease hold --help)");
+      return ExitCodes.USAGE;
+    }
+    Signals.route(sig -> events.add(new Signalled(sig.getName(), sig.getNumber())));
+    try (ZkLease lease = ZkLease.create(config, listener())) {
+      try {
+        lease.start();
+      } catch (LeaseConfigException e) {
+        err.println("amlease hold: " + cli.describe(e));
+        return ExitCodes.USAGE;
+      } catch (LeaseException e) {
+        err.println("amlease hold: " + e.getMessage());
+        return exitFor(e);
+      }
+      return hold(lease, config, stopTimeout, command);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return ExitCodes.SOFTWARE;
+    }
+  }
+
+  private LeaseListener listener() {
+    return new LeaseListener() {
+      @Override
+      public void granted(Epoch epoch) {
+        events.add(new Granted(epoch));
+      }
+
+      @Override
+      public void revoked(Epoch epoch, RevocationReason reason) {
+        events.add(new Revoked(epoch, reason));
+      }
+
+      @Override
+      public void failed(LeaseException cause) {
+        events.add(new Failed(cause));
+      }
+    };
+  }
+
+  private int hold(ZkLease lease, LeaseConfig config, Duration stopTimeout, List<String> command)
+      throws InterruptedException {
+    long waitStart = System.nanoTime();
+    Epoch epoch = null;
+    while (epoch == null) {
+      Event e = events.poll(PROGRESS_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+      if (e == null) {
+        LOG.info("still waiting for {} after {}s; participants: {}", config.leasePath(),
+            TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - waitStart), participants(lease));
+      } else if (e instanceof Granted g) {
+        epoch = g.epoch();
+      } else if (e instanceof Failed f) {
+        err.println("amlease hold: " + f.cause().getMessage());
+        return exitFor(f.cause());
+      } else if (e instanceof Signalled s) {
+        LOG.info("SIG{} before COMMAND started; leaving", s.name());
+        return 128 + s.number();
+      }
+    }
+    ChildProcess child;
+    try {
+      child = ChildProcess.start(command, Map.of(
+          "AMLEASE_EPOCH", Long.toString(epoch.value()),
+          "AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token()),
+          "AMLEASE_LEASE", config.leasePath(),
+          "AMLEASE_HOLDER", config.holderId(),
+          "AMLEASE_ZK", config.connectString()));
+    } catch (IOException e) {
+      err.println("amlease hold: cannot run " + command.get(0) + ": " + e.getMessage());
+      return ExitCodes.CANNOT_EXECUTE;
+    }
+    LOG.info("epoch {}: running {} (pid {})", epoch.value(), command, child.pid());
+    child.onExit().thenAccept(status -> events.add(new ChildExited(status)));
+    while (true) {
+      Event e = events.take();
+      if (e instanceof ChildExited x) {
+        LOG.info("COMMAND exited with status {}; releasing the lease", x.status());
+        lease.release(config.connectionTimeout());
+        return x.status();
+      } else if (e instanceof Revoked r) {
+        LOG.warn("lease lost ({}); stopping COMMAND", r.reason());
+        int status = child.terminate(stopTimeout);
+        LOG.warn("COMMAND stopped with status {}; exiting {}", status, ExitCodes.LEASE_LOST);
+        return ExitCodes.LEASE_LOST;
+      } else if (e instanceof Signalled s) {
+        LOG.info("SIG{}: forwarding to COMMAND, then releasing the lease", s.name());
+        child.signal(s.name());
+        int status = child.awaitOrKill(stopTimeout);
+        lease.release(config.connectionTimeout());
+        return status;
+      }
+    }
+  }
+
+  private static List<String> participants(ZkLease lease) {
+    try {
+      return lease.participants();
+    } catch (LeaseException e) {
+      return List.of("unknown: " + e.getMessage());
+    }
+  }
+
+  static int exitFor(LeaseException e) {
+    if (e instanceof LeaseException.Unavailable) {
+      return ExitCodes.UNAVAILABLE;
+    } else if (e instanceof LeaseException.AccessDenied) {
+      return ExitCodes.NO_PERMISSION;
+    } else if (e instanceof LeaseException.BadData) {
+      return ExitCodes.DATA_ERROR;
+    }
+    return ExitCodes.SOFTWARE;
+  }
+}

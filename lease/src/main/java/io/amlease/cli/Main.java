@@ -1,0 +1,50 @@
+package io.amlease.cli;
+
+import java.io.PrintStream;
+import java.util.Arrays;
+
+/** {@code bin/amlease}: dispatches to a subcommand; the only place that calls {@code System.exit}. */
+public final class Main {
+  private Main() {}
+
+  static final String USAGE = """
+      usage: amlease <command> [options]
+
+      Commands:
+        hold     wait for a lease, run a command while holding it, stop it when the lease is lost
+        leader   print the current holder of a lease (--watch: every change)
+
+      Run 'amlease <command> --help' for the flags and exit codes of a command.
+      """;
+
+  public static void main(String[] args) {
+    System.exit(run(args, System.out, System.err));
+  }
+
+  static int run(String[] args, PrintStream out, PrintStream err) {
+    if (args.length == 0) {
+      err.print(USAGE);
+      return ExitCodes.USAGE;
+    }
+    String[] rest = Arrays.copyOfRange(args, 1, args.length);
+    try {
+      return switch (args[0]) {
+        case "hold" -> new HoldCommand(out, err).run(rest);
+        case "leader" -> new LeaderCommand(out, err).run(rest);
+        case "-h", "--help", "help" -> {
+          out.print(USAGE);
+          yield ExitCodes.OK;
+        }
+        default -> {
+          err.println("amlease: unknown command '" + args[0] + "'");
+          err.print(USAGE);
+          yield ExitCodes.USAGE;
+        }
+      };
+    } catch (RuntimeException e) {
+      err.println("amlease: internal error: " + e);
+      e.printStackTrace(err);
+      return ExitCodes.SOFTWARE;
+    }
+  }
+}
