@@ -544,6 +544,16 @@ public final class ZkLease implements Lease {
     }
   }
 
+  /** This holder's latch node (tests delete it to simulate a holder ZooKeeper has dropped). */
+  String latchPathForTest() {
+    return latch.getOurPath();
+  }
+
+  /** The current ZooKeeper handle (tests find the server it is connected to). */
+  ZooKeeper zooKeeper() throws Exception {
+    return zk();
+  }
+
   private ZooKeeper zk() throws Exception {
     return client.getZookeeperClient().getZooKeeper();
   }

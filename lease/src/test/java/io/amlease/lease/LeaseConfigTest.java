@@ -1,0 +1,155 @@
+package io.amlease.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** One test per validation rule; each pins the key and the numbers in the message. */
+class LeaseConfigTest {
+
+  private static Map<String, String> base() {
+    Map<String, String> m = new HashMap<>();
+    m.put(LeaseConfig.CONNECT, "127.0.0.1:2181");
+    m.put(LeaseConfig.LEASE_PATH, "/amlease/app");
+    return m;
+  }
+
+  private static LeaseConfig build(Map<String, String> m) {
+    return LeaseConfig.fromMap(m).build();
+  }
+
+  private static void rejected(Map<String, String> m, String key, String... fragments) {
+    assertThatThrownBy(() -> build(m)).isInstanceOfSatisfying(LeaseConfigException.class, e -> {
+      assertThat(e.key()).isEqualTo(key);
+      assertThat(e.getMessage()).contains(key).contains(fragments);
+    });
+  }
+
+  @Test
+  void defaultsFollowTheDesign() {
+    LeaseConfig c = build(base());
+    assertThat(c.sessionTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.requestedTiming().grace()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(c.requestedTiming().renewInterval()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(c.holderId()).contains(":" + ProcessHandle.current().pid());
+  }
+
+  @Test
+  void defaultGraceIsCappedByTheG2BoundForShortSessions() {
+    // At T = 4s, 2T/3 = 2.67s is within the bound T·0.95 − 1s = 2.8s, so 2T/3 stands ...
+    assertThat(LeaseTiming.derive(Duration.ofSeconds(4), "requested", Optional.empty(),
+        Optional.empty(), 0.05, Duration.ofSeconds(1)).grace()).isEqualTo(Duration.ofMillis(2666)
+        .plusNanos(666_666));
+    // ... but at T = 3s, 2T/3 = 2s exceeds the bound 1.85s, so the bound wins.
+    assertThat(LeaseTiming.derive(Duration.ofSeconds(3), "requested", Optional.empty(),
+        Optional.empty(), 0.05, Duration.ofSeconds(1)).grace()).isEqualTo(Duration.ofMillis(1850));
+  }
+
+  @Test
+  void connectStringIsRequired() {
+    Map<String, String> m = base();
+    m.remove(LeaseConfig.CONNECT);
+    rejected(m, LeaseConfig.CONNECT, "required");
+  }
+
+  @Test
+  void leasePathMustBeAbsoluteBelowRoot() {
+    for (String bad : new String[] {"app", "/", "/a/", "/a//b", "/a/../b"}) {
+      Map<String, String> m = base();
+      m.put(LeaseConfig.LEASE_PATH, bad);
+      rejected(m, LeaseConfig.LEASE_PATH, "'" + bad + "'");
+    }
+    Map<String, String> m = base();
+    m.remove(LeaseConfig.LEASE_PATH);
+    rejected(m, LeaseConfig.LEASE_PATH, "required");
+  }
+
+  @Test
+  void durationsNeedAUnit() {
+    Map<String, String> m = base();
+    m.put(LeaseConfig.SESSION_TIMEOUT, "30");
+    rejected(m, LeaseConfig.SESSION_TIMEOUT, "'30'", "500ms, 10s, 2m");
+    assertThat(Durations.parse("k", "500ms")).isEqualTo(Duration.ofMillis(500));
+    assertThat(Durations.parse("k", "2m")).isEqualTo(Duration.ofMinutes(2));
+    assertThat(Durations.parse("k", "1.5s")).isEqualTo(Duration.ofMillis(1500));
+    assertThat(Durations.format(Duration.ofMillis(27_500))).isEqualTo("27.5s");
+  }
+
+  @Test
+  void durationsMustBePositive() {
+    Map<String, String> m = base();
+    m.put(LeaseConfig.GRACE, "0s");
+    rejected(m, LeaseConfig.GRACE, "positive");
+    m = base();
+    m.put(LeaseConfig.CONNECTION_TIMEOUT, "0ms");
+    rejected(m, LeaseConfig.CONNECTION_TIMEOUT, "positive");
+  }
+
+  @Test
+  void graceAboveTheG2BoundIsRefusedWithTheNumbers() {
+    Map<String, String> m = base();
+    m.put(LeaseConfig.GRACE, "28s");
+    rejected(m, LeaseConfig.GRACE, "28s", "30s", "0.05", "27.5s", "G2");
+    m.put(LeaseConfig.GRACE, "27.5s");
+    assertThat(build(m).requestedTiming().grace()).isEqualTo(Duration.ofMillis(27_500));
+  }
+
+  @Test
+  void renewIntervalMustBeBelowGrace() {
+    Map<String, String> m = base();
+    m.put(LeaseConfig.GRACE, "10s");
+    m.put(LeaseConfig.RENEW_INTERVAL, "10s");
+    rejected(m, LeaseConfig.RENEW_INTERVAL, "10s", LeaseConfig.GRACE);
+  }
+
+  @Test
+  void sessionTooShortForAnyGrace() {
+    Map<String, String> m = base();
+    m.put(LeaseConfig.SESSION_TIMEOUT, "1s");
+    rejected(m, LeaseConfig.SESSION_TIMEOUT, "too short");
+  }
+
+  @Test
+  void clockRateErrorAndSlackBounds() {
+    Map<String, String> m = base();
+    m.put(LeaseConfig.CLOCK_RATE_ERROR, "0.7");
+    rejected(m, LeaseConfig.CLOCK_RATE_ERROR, "0.7", "0.5");
+    m = base();
+    m.put(LeaseConfig.CLOCK_RATE_ERROR, "fast");
+    rejected(m, LeaseConfig.CLOCK_RATE_ERROR, "'fast'");
+    m = base();
+    m.put(LeaseConfig.SLACK, "500ms");
+    rejected(m, LeaseConfig.SLACK, "500ms", "at least 1s");
+  }
+
+  @Test
+  void holderIdMustBeOneLine() {
+    Map<String, String> m = base();
+    m.put(LeaseConfig.HOLDER_ID, "a\nb");
+    rejected(m, LeaseConfig.HOLDER_ID, "single line");
+  }
+
+  @Test
+  void credentialsFileMustExistAndHoldUserColonPassword(@TempDir Path dir) throws Exception {
+    Map<String, String> m = base();
+    m.put(LeaseConfig.ACL_CREDENTIALS, dir.resolve("missing").toString());
+    rejected(m, LeaseConfig.ACL_CREDENTIALS, "cannot read");
+    Path bad = Files.writeString(dir.resolve("bad"), "no-colon\n");
+    m.put(LeaseConfig.ACL_CREDENTIALS, bad.toString());
+    rejected(m, LeaseConfig.ACL_CREDENTIALS, "user:password");
+    Path good = Files.writeString(dir.resolve("good"), "alice:s3cret\n");
+    m.put(LeaseConfig.ACL_CREDENTIALS, good.toString());
+    DigestCredentials c = build(m).aclCredentials().orElseThrow();
+    assertThat(c.user()).isEqualTo("alice");
+    assertThat(c.password()).isEqualTo("s3cret");
+    assertThat(c.toString()).doesNotContain("s3cret");
+  }
+}

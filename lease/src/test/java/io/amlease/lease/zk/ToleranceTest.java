@@ -1,0 +1,113 @@
+package io.amlease.lease.zk;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.amlease.lease.LeaseConfig;
+import io.amlease.lease.LeaseState;
+import io.amlease.testkit.FaultProxy;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * G1: outages shorter than {@code grace − renewInterval} cost nothing: no revocation, same epoch,
+ * same session.
+ *
+ * <p>T = 10 s (grace 6.67 s) with a 0.5 s renew interval: after a reset the ZooKeeper client waits up
+ * to about 2 s before it reconnects (a 1 s spin delay per pass over the server list plus a random
+ * 0–1 s), which comes on top of the outage itself.
+ */
+class ToleranceTest {
+  private static final Duration T = Duration.ofSeconds(10);
+  private static final AtomicInteger PATHS = new AtomicInteger();
+  private static TestingServer server;
+
+  @BeforeAll
+  static void startServer() throws Exception {
+    server = ZkServers.standalone();
+  }
+
+  @AfterAll
+  static void stopServer() throws Exception {
+    server.close();
+  }
+
+  private static LeaseConfig config(String connect, String id) {
+    return LeaseConfig.builder().connectString(connect)
+        .leasePath("/tolerance/lease-" + PATHS.incrementAndGet()).holderId(id)
+        .sessionTimeout(T).renewInterval(Duration.ofMillis(500))
+        .connectionTimeout(Duration.ofSeconds(5)).build();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Fault.class)
+  void outageOfHalfTheGraceKeepsTheLease(Fault fault) throws Exception {
+    try (FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", server.getPort()));
+         Holder a = new Holder(config(proxy.connectString(), "a")).start()) {
+      Holder.Grant grant = a.awaitGrant(Duration.ofSeconds(10));
+      LeaseState before = a.lease.state();
+      Duration outage = before.timing().grace().dividedBy(2);
+
+      fault.inject(proxy);
+      // Holds the fault for its whole duration and checks that nothing is revoked meanwhile.
+      await().during(outage).atMost(outage.plusSeconds(1)).until(a.revocations::isEmpty);
+      proxy.heal();
+      long healed = System.nanoTime();
+
+      await().atMost(before.timing().grace()).until(() -> a.lease.state().lastAckNanos() > healed);
+      assertSameTerm(a, grant, before);
+    }
+  }
+
+  @Test
+  void restartOfAStandaloneServerWithinGraceKeepsTheLease() throws Exception {
+    try (TestingServer own = ZkServers.standalone();
+         Holder a = new Holder(config(own.getConnectString(), "a")).start()) {
+      Holder.Grant grant = a.awaitGrant(Duration.ofSeconds(10));
+      LeaseState before = a.lease.state();
+
+      own.restart();
+      long restarted = System.nanoTime();
+
+      await().atMost(before.timing().grace()).until(() -> a.lease.state().lastAckNanos() > restarted);
+      assertSameTerm(a, grant, before);
+    }
+  }
+
+  @Test
+  void killingTheServerTheHolderIsConnectedToKeepsTheLease() throws Exception {
+    try (TestingCluster cluster = ZkServers.cluster(3)) {
+      cluster.start();
+      try (Holder a = new Holder(config(cluster.getConnectString(), "a")).start()) {
+        Holder.Grant grant = a.awaitGrant(Duration.ofSeconds(20));
+        LeaseState before = a.lease.state();
+        InstanceSpec connected = cluster.findConnectionInstance(a.lease.zooKeeper());
+
+        assertThat(cluster.killServer(connected)).isTrue();
+        long killed = System.nanoTime();
+
+        await().atMost(before.timing().grace()).until(() -> a.lease.state().lastAckNanos() > killed);
+        assertSameTerm(a, grant, before);
+        assertThat(cluster.findConnectionInstance(a.lease.zooKeeper())).isNotEqualTo(connected);
+      }
+    }
+  }
+
+  private static void assertSameTerm(Holder a, Holder.Grant grant, LeaseState before) {
+    LeaseState after = a.lease.state();
+    assertThat(a.revocations).isEmpty();
+    assertThat(a.grants).hasSize(1);
+    assertThat(after.holder()).isTrue();
+    assertThat(after.epoch()).contains(grant.epoch());
+    assertThat(after.sessionId()).isEqualTo(before.sessionId());
+  }
+}

@@ -1,0 +1,34 @@
+package io.amlease.lease.zk;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+
+/**
+ * Real ZooKeeper servers for tests, on loopback. A tick of 500 ms lets sessions be negotiated between
+ * 1 s and 10 s (ZooKeeper clamps to [2, 20] ticks), so timing tests run in seconds, not minutes.
+ */
+public final class ZkServers {
+  public static final int TICK_MS = 500;
+
+  private ZkServers() {}
+
+  public static TestingServer standalone() throws Exception {
+    return new TestingServer(spec(-1, Map.of()), true);
+  }
+
+  public static TestingCluster cluster(int size) {
+    List<InstanceSpec> specs = new ArrayList<>();
+    for (int id = 1; id <= size; id++) {
+      specs.add(spec(id, Map.of()));
+    }
+    return new TestingCluster(specs);
+  }
+
+  private static InstanceSpec spec(int serverId, Map<String, Object> props) {
+    return new InstanceSpec(null, -1, -1, -1, true, serverId, TICK_MS, -1, props, "127.0.0.1");
+  }
+}
