@@ -3,6 +3,7 @@ package io.amlease.lease.zk;
 import io.amlease.lease.DigestCredentials;
 import java.nio.charset.StandardCharsets;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.apache.curator.framework.AuthInfo;
@@ -44,9 +45,10 @@ final class LeaseAcl implements ACLProvider {
 
   /** The ACL for lease nodes. */
   List<ACL> leaseAcl() {
-    return credentials.map(c -> List.of(new ACL(ZooDefs.Perms.ALL, idOf(c)),
+    // A mutable list: ZooKeeper's validateACL calls contains(null), which immutable lists reject.
+    return new ArrayList<>(credentials.map(c -> List.of(new ACL(ZooDefs.Perms.ALL, idOf(c)),
             new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
-        .orElse(ZooDefs.Ids.OPEN_ACL_UNSAFE);
+        .orElse(ZooDefs.Ids.OPEN_ACL_UNSAFE));
   }
 
   @Override
