@@ -13,6 +13,7 @@ public final class Main {
       Commands:
         hold     wait for a lease, run a command while holding it, stop it when the lease is lost
         leader   print the current holder of a lease (--watch: every change)
+        zookeeper [PORT [DIR]]  (bin/amlease only) a local ZooKeeper on 127.0.0.1 for trying it out
 
       Run 'amlease <command> --help' for the flags and exit codes of a command.
       """;
