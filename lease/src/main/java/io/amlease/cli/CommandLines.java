@@ -3,7 +3,10 @@ package io.amlease.cli;
 import io.amlease.lease.LeaseConfigException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.commons.cli.CommandLine;
@@ -53,14 +56,30 @@ final class CommandLines {
     return this;
   }
 
-  /** Parses; stops at {@code --} (or the first non-option), leaving the rest in {@code getArgList}. */
-  CommandLine parse(String[] args) throws UsageException {
+  /**
+   * Parses the flags before the first {@code --} strictly (an unknown flag is an error); what follows
+   * {@code --}, and any plain argument before it, is in {@link Parsed#arguments()}.
+   */
+  Parsed parse(String[] args) throws UsageException {
+    List<String> all = Arrays.asList(args);
+    int dashes = all.indexOf("--");
+    List<String> flags = dashes < 0 ? all : all.subList(0, dashes);
     try {
-      return DefaultParser.builder().setAllowPartialMatching(false).get().parse(options, args, true);
+      CommandLine cl = DefaultParser.builder().setAllowPartialMatching(false).get()
+          .parse(options, flags.toArray(String[]::new), false);
+      List<String> arguments = new ArrayList<>(cl.getArgList());
+      if (dashes >= 0) {
+        arguments.addAll(all.subList(dashes + 1, all.size()));
+      }
+      return new Parsed(cl, List.copyOf(arguments));
     } catch (ParseException e) {
-      throw new UsageException(e.getMessage());
+      throw new UsageException(e.getMessage() + (dashes < 0 ? " (put COMMAND and its flags after --)"
+          : ""));
     }
   }
+
+  /** Parsed flags plus the positional arguments. */
+  record Parsed(CommandLine flags, List<String> arguments) {}
 
   /** The {@code amlease.*} keys set by flags and {@code -D}; flags win over {@code -D}. */
   Map<String, String> keys(CommandLine cl) {

@@ -1,6 +1,5 @@
 package io.amlease.cli;
 
-import io.amlease.lease.Durations;
 import io.amlease.lease.Epoch;
 import io.amlease.lease.LeaseConfig;
 import io.amlease.lease.LeaseConfigException;
@@ -26,7 +25,7 @@ import org.slf4j.LoggerFactory;
  */
 final class HoldCommand {
   private static final Logger LOG = LoggerFactory.getLogger(HoldCommand.class);
-  static final String STOP_TIMEOUT = "amlease.hold.stop-timeout";
+  private static final String DEFAULT_STOP_TIMEOUT = "5s";
   private static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
 
   private sealed interface Event {}
@@ -47,7 +46,8 @@ final class HoldCommand {
           + "ZooKeeper (default min(2T/3, T·(1−ρ)−slack) of the negotiated T)")
       .keyed("renew-interval", "D", LeaseConfig.RENEW_INTERVAL, "renewal period (default T/6)")
       .keyed("id", "NAME", LeaseConfig.HOLDER_ID, "holder id (default host:pid)")
-      .keyed("stop-timeout", "D", STOP_TIMEOUT, "SIGKILL COMMAND this long after SIGTERM (default 5s)")
+      .keyed("stop-timeout", "D", LeaseConfig.STOP_TIMEOUT, "SIGKILL COMMAND this long after "
+          + "SIGTERM; grace + stop-timeout must fit the G2 bound (default 5s)")
       .keyed("acl-credentials", "FILE", LeaseConfig.ACL_CREDENTIALS,
           "file with 'user:password': lease nodes get an ACL only this principal can write");
 
@@ -69,21 +69,18 @@ final class HoldCommand {
 
   int run(String[] args) {
     LeaseConfig config;
-    Duration stopTimeout;
     List<String> command;
     try {
-      CommandLine cl = cli.parse(args);
+      CommandLines.Parsed parsed = cli.parse(args);
+      CommandLine cl = parsed.flags();
       if (cl.hasOption("help")) {
         out.print(help());
         return ExitCodes.OK;
       }
-      command = cl.getArgList();
-      if (!command.isEmpty() && command.get(0).equals("--")) {
-        command = command.subList(1, command.size());
-      }
+      command = parsed.arguments();
       Map<String, String> keys = cli.keys(cl);
       try {
-        stopTimeout = Durations.parse(STOP_TIMEOUT, keys.getOrDefault(STOP_TIMEOUT, "5s"));
+        keys.putIfAbsent(LeaseConfig.STOP_TIMEOUT, DEFAULT_STOP_TIMEOUT);
         config = LeaseConfig.fromMap(keys).build();
       } catch (LeaseConfigException e) {
         throw new CommandLines.UsageException(cli.describe(e));
@@ -107,7 +104,7 @@ final class HoldCommand {
         err.println("amlease hold: " + e.getMessage());
         return exitFor(e);
       }
-      return hold(lease, config, stopTimeout, command);
+      return hold(lease, config, command);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return ExitCodes.SOFTWARE;
@@ -133,8 +130,9 @@ final class HoldCommand {
     };
   }
 
-  private int hold(ZkLease lease, LeaseConfig config, Duration stopTimeout, List<String> command)
+  private int hold(ZkLease lease, LeaseConfig config, List<String> command)
       throws InterruptedException {
+    Duration stopTimeout = config.stopTimeout();
     long waitStart = System.nanoTime();
     Epoch epoch = null;
     while (epoch == null) {

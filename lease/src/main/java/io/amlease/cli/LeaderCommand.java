@@ -44,13 +44,14 @@ final class LeaderCommand {
     Duration connectTimeout;
     CommandLine cl;
     try {
-      cl = cli.parse(args);
+      CommandLines.Parsed parsed = cli.parse(args);
+      cl = parsed.flags();
       if (cl.hasOption("help")) {
         out.print(help());
         return ExitCodes.OK;
       }
-      if (!cl.getArgList().isEmpty()) {
-        throw new CommandLines.UsageException("unexpected argument " + cl.getArgList().get(0));
+      if (!parsed.arguments().isEmpty()) {
+        throw new CommandLines.UsageException("unexpected argument " + parsed.arguments().get(0));
       }
       Map<String, String> keys = cli.keys(cl);
       try {

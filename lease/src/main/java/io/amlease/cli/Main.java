@@ -15,7 +15,7 @@ public final class Main {
         leader   print the current holder of a lease (--watch: every change)
         zookeeper [PORT [DIR]]  (bin/amlease only) a local ZooKeeper on 127.0.0.1 for trying it out
 
-      Run 'amlease <command> --help' for the flags and exit codes of a command.
+      Run 'amlease <command> --help' for the flags of a command.
       """;
 
   public static void main(String[] args) {
@@ -34,6 +34,10 @@ public final class Main {
         case "leader" -> new LeaderCommand(out, err).run(rest);
         case "-h", "--help", "help" -> {
           out.print(USAGE);
+          out.println();
+          out.print(new HoldCommand(out, err).help());
+          out.println();
+          out.print(new LeaderCommand(out, err).help());
           yield ExitCodes.OK;
         }
         default -> {

@@ -11,7 +11,12 @@ public final class Durations {
 
   private Durations() {}
 
-  /** @throws LeaseConfigException naming {@code key} when {@code text} is not a positive duration with a unit */
+  /** Like {@link #parse} but also accepts {@code 0} without a unit. */
+  public static Duration parseNonNegative(String key, String text) {
+    return text != null && text.trim().equals("0") ? Duration.ZERO : parse(key, text);
+  }
+
+  /** @throws LeaseConfigException naming {@code key} when {@code text} is not a duration with a unit */
   public static Duration parse(String key, String text) {
     Matcher m = FORM.matcher(text == null ? "" : text.trim());
     if (!m.matches()) {

@@ -21,6 +21,7 @@ public final class LeaseConfig {
   public static final String HOLDER_ID = "amlease.lease.holder-id";
   public static final String GRACE = "amlease.lease.grace";
   public static final String RENEW_INTERVAL = "amlease.lease.renew-interval";
+  public static final String STOP_TIMEOUT = "amlease.lease.stop-timeout";
   public static final String CLOCK_RATE_ERROR = "amlease.lease.clock-rate-error";
   public static final String SLACK = "amlease.lease.slack";
 
@@ -36,6 +37,7 @@ public final class LeaseConfig {
   private final Duration connectionTimeout;
   private final Optional<Duration> grace;
   private final Optional<Duration> renewInterval;
+  private final Duration stopTimeout;
   private final double clockRateError;
   private final Duration slack;
   private final Optional<DigestCredentials> aclCredentials;
@@ -50,6 +52,7 @@ public final class LeaseConfig {
     connectionTimeout = b.connectionTimeout;
     grace = Optional.ofNullable(b.grace);
     renewInterval = Optional.ofNullable(b.renewInterval);
+    stopTimeout = b.stopTimeout;
     clockRateError = b.clockRateError;
     slack = b.slack;
     aclCredentials = Optional.ofNullable(b.aclCredentials).map(DigestCredentials::load);
@@ -59,7 +62,7 @@ public final class LeaseConfig {
 
   /** The timing for a session timeout; after connecting pass the negotiated one. */
   public LeaseTiming timingFor(Duration t, String basis) {
-    return LeaseTiming.derive(t, basis, grace, renewInterval, clockRateError, slack);
+    return LeaseTiming.derive(t, basis, grace, renewInterval, stopTimeout, clockRateError, slack);
   }
 
   public String connectString() { return connectString; }
@@ -69,6 +72,8 @@ public final class LeaseConfig {
   public Duration connectionTimeout() { return connectionTimeout; }
   public Optional<Duration> grace() { return grace; }
   public Optional<Duration> renewInterval() { return renewInterval; }
+  /** How long the holder may take to stop acting after revocation (counted against G2). */
+  public Duration stopTimeout() { return stopTimeout; }
   public double clockRateError() { return clockRateError; }
   public Duration slack() { return slack; }
   public Optional<DigestCredentials> aclCredentials() { return aclCredentials; }
@@ -95,6 +100,8 @@ public final class LeaseConfig {
     duration(conf, GRACE).ifPresent(b::grace);
     duration(conf, RENEW_INTERVAL).ifPresent(b::renewInterval);
     duration(conf, SLACK).ifPresent(b::slack);
+    Optional.ofNullable(conf.get(STOP_TIMEOUT)).map(v -> Durations.parseNonNegative(STOP_TIMEOUT, v))
+        .ifPresent(b::stopTimeout);
     Optional.ofNullable(conf.get(CLOCK_RATE_ERROR)).ifPresent(v -> {
       try {
         b.clockRateError(Double.parseDouble(v.trim()));
@@ -121,6 +128,7 @@ public final class LeaseConfig {
     m.put(CONNECTION_TIMEOUT, connectionTimeout.toMillis() + "ms");
     grace.ifPresent(g -> m.put(GRACE, g.toMillis() + "ms"));
     renewInterval.ifPresent(r -> m.put(RENEW_INTERVAL, r.toMillis() + "ms"));
+    m.put(STOP_TIMEOUT, stopTimeout.toMillis() + "ms");
     m.put(CLOCK_RATE_ERROR, Double.toString(clockRateError));
     m.put(SLACK, slack.toMillis() + "ms");
     aclCredentials.ifPresent(c -> m.put(ACL_CREDENTIALS, c.file().toString()));
@@ -136,6 +144,7 @@ public final class LeaseConfig {
     private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
     private Duration grace;
     private Duration renewInterval;
+    private Duration stopTimeout = Duration.ZERO;
     private double clockRateError = DEFAULT_CLOCK_RATE_ERROR;
     private Duration slack = MIN_SLACK;
     private Path aclCredentials;
@@ -148,6 +157,7 @@ public final class LeaseConfig {
     public Builder connectionTimeout(Duration v) { connectionTimeout = v; return this; }
     public Builder grace(Duration v) { grace = v; return this; }
     public Builder renewInterval(Duration v) { renewInterval = v; return this; }
+    public Builder stopTimeout(Duration v) { stopTimeout = v; return this; }
     public Builder clockRateError(double v) { clockRateError = v; return this; }
     public Builder slack(Duration v) { slack = v; return this; }
     public Builder aclCredentials(Path v) { aclCredentials = v; return this; }
@@ -170,6 +180,9 @@ public final class LeaseConfig {
       }
       if (renewInterval != null) {
         positive(RENEW_INTERVAL, renewInterval);
+      }
+      if (stopTimeout == null || stopTimeout.isNegative()) {
+        throw new LeaseConfigException(STOP_TIMEOUT, STOP_TIMEOUT + " must be zero or positive");
       }
       if (!(clockRateError >= 0 && clockRateError < 0.5)) {
         throw new LeaseConfigException(CLOCK_RATE_ERROR, CLOCK_RATE_ERROR + " (" + clockRateError

@@ -5,24 +5,30 @@ import java.util.Optional;
 
 /**
  * The timing a lease runs with, derived from one session timeout T and checked against G2:
- * {@code grace <= T·(1 − ρ) − slack}, so the holder stops acting before the server can expire its
- * session even if the local clock runs ρ fast relative to the server's, and even if the watchdog and
- * signal delivery are {@code slack} late.
+ * {@code grace + stopTimeout <= T·(1 − ρ) − slack}, so the holder has stopped acting before the
+ * server can expire its session, even if the local clock runs ρ slow relative to the server's, and
+ * even if the watchdog and signal delivery are {@code slack} late. {@code stopTimeout} is how long the
+ * holder may take to stop after revocation (for {@code hold}: SIGTERM until SIGKILL); a library user
+ * that stops at once in its callback can leave it at zero.
  *
  * @param sessionTimeout T (requested before connecting, negotiated after)
  * @param grace how long after {@code lastAck} the holder keeps acting
  * @param renewInterval how often the holder proves its session alive
+ * @param stopTimeout how long stopping may take after revocation
  */
-public record LeaseTiming(Duration sessionTimeout, Duration grace, Duration renewInterval) {
+public record LeaseTiming(Duration sessionTimeout, Duration grace, Duration renewInterval,
+    Duration stopTimeout) {
 
   /**
-   * Derives and checks the timing. Defaults: grace = min(2T/3, the G2 bound), renewInterval = T/6.
+   * Derives and checks the timing. Defaults: grace = min(2T/3, the G2 bound − stopTimeout),
+   * renewInterval = T/6.
    *
    * @param basis how T was obtained, for messages ("requested", "negotiated by the server")
    * @throws LeaseConfigException naming the key and the numbers when a rule is broken
    */
   public static LeaseTiming derive(Duration sessionTimeout, String basis, Optional<Duration> grace,
-      Optional<Duration> renewInterval, double clockRateError, Duration slack) {
+      Optional<Duration> renewInterval, Duration stopTimeout, double clockRateError,
+      Duration slack) {
     Duration bound = Duration.ofNanos((long) (sessionTimeout.toNanos() * (1 - clockRateError)))
         .minus(slack);
     String boundText = LeaseConfig.SESSION_TIMEOUT + " (" + basis + " " + fmt(sessionTimeout)
@@ -32,18 +38,25 @@ public record LeaseTiming(Duration sessionTimeout, Duration grace, Duration rene
       throw new LeaseConfigException(LeaseConfig.SESSION_TIMEOUT, LeaseConfig.SESSION_TIMEOUT
           + " is too short for any grace: " + boundText + " (G2)");
     }
-    Duration g = grace.orElseGet(() -> min(sessionTimeout.multipliedBy(2).dividedBy(3), bound));
-    if (g.compareTo(bound) > 0) {
+    Duration graceBound = bound.minus(stopTimeout);
+    if (graceBound.compareTo(Duration.ofMillis(1)) < 0) {
+      throw new LeaseConfigException(LeaseConfig.STOP_TIMEOUT, LeaseConfig.STOP_TIMEOUT + " ("
+          + fmt(stopTimeout) + ") leaves no time for any grace: it must be below " + boundText
+          + " (G2)");
+    }
+    Duration g = grace.orElseGet(() -> min(sessionTimeout.multipliedBy(2).dividedBy(3), graceBound));
+    if (g.compareTo(graceBound) > 0) {
       throw new LeaseConfigException(LeaseConfig.GRACE, LeaseConfig.GRACE + " (" + fmt(g)
-          + (grace.isPresent() ? "" : ", the default") + ") must be at most " + boundText
-          + ", or two holders could act at once (G2)");
+          + (grace.isPresent() ? "" : ", the default") + ")"
+          + (stopTimeout.isZero() ? "" : " + " + LeaseConfig.STOP_TIMEOUT + " (" + fmt(stopTimeout)
+          + ")") + " must be at most " + boundText + ", or two holders could act at once (G2)");
     }
     Duration r = renewInterval.orElseGet(() -> sessionTimeout.dividedBy(6));
     if (r.compareTo(g) >= 0) {
       throw new LeaseConfigException(LeaseConfig.RENEW_INTERVAL, LeaseConfig.RENEW_INTERVAL + " ("
           + fmt(r) + ") must be less than " + LeaseConfig.GRACE + " (" + fmt(g) + ")");
     }
-    return new LeaseTiming(sessionTimeout, g, r);
+    return new LeaseTiming(sessionTimeout, g, r, stopTimeout);
   }
 
   private static Duration min(Duration a, Duration b) {

@@ -46,7 +46,8 @@ final class LeaseHolder implements AutoCloseable {
   /** Campaigns for {@code leasePath} directly on {@code connect} (10 s, the test server's maximum). */
   static LeaseHolder start(String connect, String leasePath, String id) throws LeaseException {
     LeaseHolder h = new LeaseHolder(LeaseConfig.builder().connectString(connect).leasePath(leasePath)
-        .holderId(id).sessionTimeout(Duration.ofSeconds(10)).build());
+        .holderId(id).sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(5))
+        .build());
     h.lease.start();
     return h;
   }

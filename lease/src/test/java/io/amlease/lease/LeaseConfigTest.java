@@ -46,11 +46,11 @@ class LeaseConfigTest {
   void defaultGraceIsCappedByTheG2BoundForShortSessions() {
     // At T = 4s, 2T/3 = 2.67s is within the bound T·0.95 − 1s = 2.8s, so 2T/3 stands ...
     assertThat(LeaseTiming.derive(Duration.ofSeconds(4), "requested", Optional.empty(),
-        Optional.empty(), 0.05, Duration.ofSeconds(1)).grace()).isEqualTo(Duration.ofMillis(2666)
+        Optional.empty(), Duration.ZERO, 0.05, Duration.ofSeconds(1)).grace()).isEqualTo(Duration.ofMillis(2666)
         .plusNanos(666_666));
     // ... but at T = 3s, 2T/3 = 2s exceeds the bound 1.85s, so the bound wins.
     assertThat(LeaseTiming.derive(Duration.ofSeconds(3), "requested", Optional.empty(),
-        Optional.empty(), 0.05, Duration.ofSeconds(1)).grace()).isEqualTo(Duration.ofMillis(1850));
+        Optional.empty(), Duration.ZERO, 0.05, Duration.ofSeconds(1)).grace()).isEqualTo(Duration.ofMillis(1850));
   }
 
   @Test
@@ -100,6 +100,20 @@ class LeaseConfigTest {
     rejected(m, LeaseConfig.GRACE, "28s", "30s", "0.05", "27.5s", "G2");
     m.put(LeaseConfig.GRACE, "27.5s");
     assertThat(build(m).requestedTiming().grace()).isEqualTo(Duration.ofMillis(27_500));
+  }
+
+  @Test
+  void graceAndStopTimeoutTogetherMustFitTheG2Bound() {
+    Map<String, String> m = base();
+    m.put(LeaseConfig.STOP_TIMEOUT, "10s");
+    m.put(LeaseConfig.GRACE, "20s");
+    rejected(m, LeaseConfig.GRACE, "20s", "10s", "27.5s");
+    m.remove(LeaseConfig.GRACE); // the default grace shrinks to make room: min(20s, 27.5s − 10s)
+    assertThat(build(m).requestedTiming().grace()).isEqualTo(Duration.ofMillis(17_500));
+    m.put(LeaseConfig.STOP_TIMEOUT, "28s");
+    rejected(m, LeaseConfig.STOP_TIMEOUT, "28s", "no time for any grace");
+    m.put(LeaseConfig.STOP_TIMEOUT, "-1s");
+    rejected(m, LeaseConfig.STOP_TIMEOUT, "not a duration");
   }
 
   @Test
