@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ZkLease implements Lease {
   private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
-  private static final Duration MAX_ACQUIRE_BACKOFF = Duration.ofSeconds(1);
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
 
   private final LeaseConfig config;
   private final LeaseListener listener;
@@ -535,12 +535,34 @@ public final class ZkLease implements Lease {
       LOG.debug("closing latch: {}", e.toString());
     }
     if (client != null) {
-      client.close();
+      closeClient(client);
     }
     worker.shutdownNow();
     events.shutdown();
     if (ownedClock != null) {
       ownedClock.close();
+    }
+  }
+
+  /**
+   * Closes the session. Over a link that is still open but silent, ZooKeeper's close waits for the
+   * close-session answer until the client gives up on the connection (up to 2T/3); a holder that has
+   * already stopped acting must not wait that long to exit, so the wait is bounded and the rest of the
+   * close finishes on a daemon thread. Connected, the close takes milliseconds and removes our
+   * ephemeral nodes at once, which is what makes a clean handover fast.
+   */
+  private static void closeClient(CuratorFramework c) {
+    Thread closer = new Thread(c::close, "amlease-close");
+    closer.setDaemon(true);
+    closer.start();
+    try {
+      closer.join(CLOSE_WAIT.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (closer.isAlive()) {
+      LOG.info("ZooKeeper session close still pending after {}; not waiting for it",
+          Durations.format(CLOSE_WAIT));
     }
   }
 
