@@ -10,8 +10,11 @@ import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The command run under the lease: stdout/stderr passed through, stopped with SIGTERM then SIGKILL. */
-final class ChildProcess {
+/**
+ * The command run under the lease (by {@code hold} and by the ApplicationMaster): stdout/stderr
+ * passed through, stopped with SIGTERM then SIGKILL.
+ */
+public final class ChildProcess {
   private static final Logger LOG = LoggerFactory.getLogger(ChildProcess.class);
   private final Process process;
 
@@ -19,23 +22,23 @@ final class ChildProcess {
     this.process = process;
   }
 
-  static ChildProcess start(List<String> command, Map<String, String> env) throws IOException {
+  public static ChildProcess start(List<String> command, Map<String, String> env) throws IOException {
     ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
     pb.environment().putAll(env);
     return new ChildProcess(pb.start());
   }
 
-  long pid() {
+  public long pid() {
     return process.pid();
   }
 
   /** Completes with the exit status (128+N when killed by signal N). */
-  CompletableFuture<Integer> onExit() {
+  public CompletableFuture<Integer> onExit() {
     return process.onExit().thenApply(Process::exitValue);
   }
 
   /** Sends signal {@code name} (TERM, INT, …) to the child. */
-  void signal(String name) {
+  public void signal(String name) {
     if (!process.isAlive()) {
       return;
     }
@@ -58,7 +61,7 @@ final class ChildProcess {
    * Waits up to {@code stopTimeout} for the child to exit (after a signal was sent), then SIGKILLs it
    * and everything it started. Returns the exit status.
    */
-  int awaitOrKill(Duration stopTimeout) {
+  public int awaitOrKill(Duration stopTimeout) {
     try {
       return onExit().get(stopTimeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
@@ -78,7 +81,7 @@ final class ChildProcess {
   }
 
   /** SIGTERM, then SIGKILL after {@code stopTimeout}. Returns the exit status. */
-  int terminate(Duration stopTimeout) {
+  public int terminate(Duration stopTimeout) {
     signal("TERM");
     return awaitOrKill(stopTimeout);
   }

@@ -9,11 +9,11 @@ import sun.misc.Signal;
  * {@code sun.misc.Signal} is in {@code jdk.unsupported}, exported on every JDK since 9; Hadoop's
  * {@code SignalLogger} uses it the same way.
  */
-final class Signals {
+public final class Signals {
   private Signals() {}
 
   /** Routes TERM and INT to {@code handler} (with the signal's name and number). */
-  static void route(Consumer<Signal> handler) {
+  public static void route(Consumer<Signal> handler) {
     for (String name : new String[] {"TERM", "INT"}) {
       Signal.handle(new Signal(name), handler::accept);
     }

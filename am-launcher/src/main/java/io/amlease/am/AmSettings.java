@@ -1,0 +1,120 @@
+package io.amlease.am;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.amlease.lease.Durations;
+import io.amlease.lease.LeaseConfig;
+import io.amlease.lease.LeaseConfigException;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * The application's settings ({@code amlease.am.*} keys) and its lease configuration
+ * ({@code amlease.zk.*}, {@code amlease.lease.*}), read from one Hadoop {@link Configuration} and
+ * validated here, once. The client writes them to {@code amlease-am.xml}; the AM reads that file.
+ */
+public record AmSettings(String name, String queue, int amMemoryMb, int amVcores, int maxAttempts,
+    Duration attemptValidity, int workers, String workerCommand, int workerMemoryMb,
+    int workerVcores, List<String> masterCommand, Map<String, String> env, LeaseConfig lease) {
+
+  public static final String PREFIX = "amlease.";
+  public static final String NAME = "amlease.am.name";
+  public static final String QUEUE = "amlease.am.queue";
+  public static final String AM_MEMORY = "amlease.am.memory-mb";
+  public static final String AM_VCORES = "amlease.am.vcores";
+  public static final String MAX_ATTEMPTS = "amlease.am.max-attempts";
+  public static final String ATTEMPT_VALIDITY = "amlease.am.attempt-validity";
+  public static final String WORKERS = "amlease.am.workers";
+  public static final String WORKER_COMMAND = "amlease.am.worker-command";
+  public static final String WORKER_MEMORY = "amlease.am.worker-memory-mb";
+  public static final String WORKER_VCORES = "amlease.am.worker-vcores";
+  public static final String MASTER_COMMAND = "amlease.am.master-command";
+  public static final String ENV = "amlease.am.env";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** @throws LeaseConfigException naming the first bad key */
+  public static AmSettings from(Configuration conf) {
+    String name = conf.getTrimmed(NAME);
+    if (name == null || name.isEmpty() || !name.matches("[A-Za-z0-9._-]+")) {
+      throw new LeaseConfigException(NAME, NAME + " ('" + name + "') is required: letters, digits, "
+          + "'.', '_', '-'");
+    }
+    Map<String, String> leaseKeys = new LinkedHashMap<>();
+    conf.getPropsWithPrefix(PREFIX).forEach((k, v) -> leaseKeys.put(PREFIX + k, v));
+    leaseKeys.putIfAbsent(LeaseConfig.LEASE_PATH, "/amlease/" + name);
+    leaseKeys.putIfAbsent(LeaseConfig.STOP_TIMEOUT, "5s");
+    LeaseConfig lease = LeaseConfig.fromMap(leaseKeys).build();
+    int workers = atLeast(conf, WORKERS, 0, 0);
+    String workerCommand = conf.getTrimmed(WORKER_COMMAND, "");
+    if (workers > 0 && workerCommand.isEmpty()) {
+      throw new LeaseConfigException(WORKER_COMMAND, WORKER_COMMAND + " is required when "
+          + WORKERS + " is " + workers);
+    }
+    List<String> master = readJson(conf, MASTER_COMMAND, new TypeReference<List<String>>() {},
+        List.of());
+    if (master.isEmpty()) {
+      throw new LeaseConfigException(MASTER_COMMAND, MASTER_COMMAND
+          + " is required: the command the leading AM runs (after -- on the command line)");
+    }
+    Duration validity = Durations.parse(ATTEMPT_VALIDITY, conf.getTrimmed(ATTEMPT_VALIDITY, "1h"));
+    return new AmSettings(name, conf.getTrimmed(QUEUE, "default"),
+        atLeast(conf, AM_MEMORY, 512, 64), atLeast(conf, AM_VCORES, 1, 1),
+        atLeast(conf, MAX_ATTEMPTS, 4, 1), validity, workers, workerCommand,
+        atLeast(conf, WORKER_MEMORY, 256, 64), atLeast(conf, WORKER_VCORES, 1, 1), master,
+        readJson(conf, ENV, new TypeReference<Map<String, String>>() {}, Map.of()), lease);
+  }
+
+  /** These settings as configuration keys (the inverse of {@link #from}). */
+  public Configuration toConfiguration() {
+    Configuration c = new Configuration(false);
+    lease.toMap().forEach(c::set);
+    c.set(NAME, name);
+    c.set(QUEUE, queue);
+    c.setInt(AM_MEMORY, amMemoryMb);
+    c.setInt(AM_VCORES, amVcores);
+    c.setInt(MAX_ATTEMPTS, maxAttempts);
+    c.set(ATTEMPT_VALIDITY, attemptValidity.toMillis() + "ms");
+    c.setInt(WORKERS, workers);
+    c.set(WORKER_COMMAND, workerCommand);
+    c.setInt(WORKER_MEMORY, workerMemoryMb);
+    c.setInt(WORKER_VCORES, workerVcores);
+    try {
+      c.set(MASTER_COMMAND, JSON.writeValueAsString(masterCommand));
+      c.set(ENV, JSON.writeValueAsString(env));
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+    return c;
+  }
+
+  private static int atLeast(Configuration conf, String key, int dflt, int min) {
+    String v = conf.getTrimmed(key);
+    int value;
+    try {
+      value = v == null ? dflt : Integer.parseInt(v);
+    } catch (NumberFormatException e) {
+      throw new LeaseConfigException(key, key + ": '" + v + "' is not a whole number");
+    }
+    if (value < min) {
+      throw new LeaseConfigException(key, key + " (" + value + ") must be at least " + min);
+    }
+    return value;
+  }
+
+  private static <T> T readJson(Configuration conf, String key, TypeReference<T> type, T dflt) {
+    String v = conf.get(key);
+    if (v == null || v.isBlank()) {
+      return dflt;
+    }
+    try {
+      return JSON.readValue(v, type);
+    } catch (IOException e) {
+      throw new LeaseConfigException(key, key + " is not valid JSON: " + e.getMessage());
+    }
+  }
+}

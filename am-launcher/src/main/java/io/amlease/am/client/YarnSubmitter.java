@@ -1,0 +1,197 @@
+package io.amlease.am.client;
+
+import io.amlease.am.AmSettings;
+import io.amlease.am.master.ApplicationMaster;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.io.DataOutputBuffer;
+import org.apache.hadoop.security.Credentials;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.ApplicationConstants;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
+import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.LocalResource;
+import org.apache.hadoop.yarn.api.records.LocalResourceType;
+import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.URL;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.client.api.YarnClientApplication;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+
+/** Talks to the ResourceManager: checks limits, stages files, submits, and optionally waits. */
+final class YarnSubmitter implements AutoCloseable {
+  /** The cluster refused what was asked (unknown queue, resources above the maximum). */
+  static final class Rejected extends Exception {
+    Rejected(String message) {
+      super(message);
+    }
+  }
+
+  private static final EnumSet<YarnApplicationState> TERMINAL = EnumSet.of(
+      YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED);
+
+  private final Configuration conf;
+  private final PrintStream out;
+  private final PrintStream err;
+  private final YarnClient yarn;
+
+  YarnSubmitter(Configuration conf, PrintStream out, PrintStream err) {
+    this.conf = conf;
+    this.out = out;
+    this.err = err;
+    yarn = YarnClient.createYarnClient();
+    yarn.init(conf);
+    yarn.start();
+  }
+
+  int submit(AmSettings s, Path amJar, List<Path> files, boolean wait) throws Exception {
+    QueueInfo queue = yarn.getQueueInfo(s.queue());
+    if (queue == null) {
+      throw new Rejected("--queue: no queue '" + s.queue() + "' in this cluster");
+    }
+    YarnClientApplication app = yarn.createApplication();
+    Resource max = app.getNewApplicationResponse().getMaximumResourceCapability();
+    checkFits("--am-memory", s.amMemoryMb(), max.getMemorySize(), "MB");
+    checkFits("--am-vcores", s.amVcores(), max.getVirtualCores(), "vcores");
+    if (s.workers() > 0) {
+      checkFits("--worker-memory", s.workerMemoryMb(), max.getMemorySize(), "MB");
+      checkFits("--worker-vcores", s.workerVcores(), max.getVirtualCores(), "vcores");
+    }
+    ApplicationSubmissionContext ctx = app.getApplicationSubmissionContext();
+    ApplicationId id = ctx.getApplicationId();
+
+    FileSystem fs = FileSystem.get(conf);
+    org.apache.hadoop.fs.Path staging = new org.apache.hadoop.fs.Path(fs.getHomeDirectory(),
+        ".amlease/" + id);
+    Map<String, LocalResource> resources = new HashMap<>();
+    resources.put("amlease-am.jar", upload(fs, new org.apache.hadoop.fs.Path(amJar.toUri()),
+        staging));
+    org.apache.hadoop.fs.Path settingsFile = new org.apache.hadoop.fs.Path(staging,
+        ApplicationMaster.SETTINGS_FILE);
+    try (OutputStream o = fs.create(settingsFile)) {
+      s.toConfiguration().writeXml(o);
+    }
+    resources.put(ApplicationMaster.SETTINGS_FILE, resource(fs, settingsFile));
+    for (Path f : files) {
+      resources.put(f.getFileName().toString(),
+          upload(fs, new org.apache.hadoop.fs.Path(f.toAbsolutePath().toUri()), staging));
+    }
+
+    Map<String, String> env = new HashMap<>();
+    env.put("CLASSPATH", classpath());
+    env.put("AMLEASE_STAGING", staging.toString());
+    String command = ApplicationConstants.Environment.JAVA_HOME.$$() + "/bin/java "
+        + ApplicationConstants.JVM_ADD_OPENS_VAR + " -Xmx" + (s.amMemoryMb() * 3 / 4) + "m"
+        + " -Dlog4j2.configurationFile=amlease-am-log4j2.xml "
+        + ApplicationMaster.class.getName()
+        + " 1>" + ApplicationConstants.LOG_DIR_EXPANSION_VAR + "/AppMaster.stdout"
+        + " 2>" + ApplicationConstants.LOG_DIR_EXPANSION_VAR + "/AppMaster.stderr";
+    ctx.setAMContainerSpec(ContainerLaunchContext.newInstance(resources, env, List.of(command),
+        null, tokens(fs), null));
+    ctx.setApplicationName(s.name());
+    ctx.setApplicationType("AMLEASE");
+    ctx.setQueue(s.queue());
+    ctx.setResource(Resource.newInstance(s.amMemoryMb(), s.amVcores()));
+    ctx.setMaxAppAttempts(s.maxAttempts());
+    ctx.setAttemptFailuresValidityInterval(s.attemptValidity().toMillis());
+    ctx.setKeepContainersAcrossApplicationAttempts(true);
+    yarn.submitApplication(ctx);
+    ApplicationReport report = yarn.getApplicationReport(id);
+    out.println(id);
+    err.println("amlease submit: submitted " + id + " (" + s.name() + ") to queue " + s.queue()
+        + "; tracking URL " + report.getTrackingUrl() + "; lease " + s.lease().leasePath());
+    if (!wait) {
+      return 0;
+    }
+    return await(id, fs, staging);
+  }
+
+  private int await(ApplicationId id, FileSystem fs, org.apache.hadoop.fs.Path staging)
+      throws Exception {
+    YarnApplicationState last = null;
+    while (true) {
+      ApplicationReport r = yarn.getApplicationReport(id);
+      if (r.getYarnApplicationState() != last) {
+        last = r.getYarnApplicationState();
+        err.println("amlease submit: " + id + " " + last + " (attempt "
+            + r.getCurrentApplicationAttemptId() + ")");
+      }
+      if (TERMINAL.contains(last)) {
+        fs.delete(staging, true);
+        err.println("amlease submit: final status " + r.getFinalApplicationStatus()
+            + (r.getDiagnostics().isEmpty() ? "" : ": " + r.getDiagnostics()));
+        return r.getFinalApplicationStatus() == FinalApplicationStatus.SUCCEEDED ? 0 : 1;
+      }
+      Thread.sleep(1000);
+    }
+  }
+
+  private static void checkFits(String flag, long asked, long max, String unit) throws Rejected {
+    if (asked > max) {
+      throw new Rejected(flag + " " + asked + " exceeds the cluster's maximum allocation of " + max
+          + " " + unit);
+    }
+  }
+
+  private String classpath() {
+    StringBuilder cp = new StringBuilder(ApplicationConstants.Environment.CLASSPATH.$$())
+        .append(ApplicationConstants.CLASS_PATH_SEPARATOR).append("./*");
+    for (String entry : conf.getStrings(YarnConfiguration.YARN_APPLICATION_CLASSPATH,
+        YarnConfiguration.DEFAULT_YARN_CROSS_PLATFORM_APPLICATION_CLASSPATH)) {
+      cp.append(ApplicationConstants.CLASS_PATH_SEPARATOR).append(entry.trim());
+    }
+    if (conf.getBoolean(YarnConfiguration.IS_MINI_YARN_CLUSTER, false)) {
+      // MiniYARNCluster has no Hadoop install: the containers use the test JVM's class path.
+      cp.append(ApplicationConstants.CLASS_PATH_SEPARATOR)
+          .append(System.getProperty("java.class.path"));
+    }
+    return cp.toString();
+  }
+
+  private ByteBuffer tokens(FileSystem fs) throws IOException {
+    if (!UserGroupInformation.isSecurityEnabled()) {
+      return null;
+    }
+    Credentials creds = new Credentials();
+    String renewer = conf.get(YarnConfiguration.RM_PRINCIPAL);
+    fs.addDelegationTokens(renewer, creds);
+    DataOutputBuffer buf = new DataOutputBuffer();
+    creds.writeTokenStorageToStream(buf);
+    return ByteBuffer.wrap(buf.getData(), 0, buf.getLength());
+  }
+
+  private static LocalResource upload(FileSystem fs, org.apache.hadoop.fs.Path local,
+      org.apache.hadoop.fs.Path staging) throws IOException {
+    org.apache.hadoop.fs.Path dst = new org.apache.hadoop.fs.Path(staging, local.getName());
+    fs.copyFromLocalFile(false, true, local, dst);
+    return resource(fs, dst);
+  }
+
+  private static LocalResource resource(FileSystem fs, org.apache.hadoop.fs.Path p)
+      throws IOException {
+    FileStatus st = fs.getFileStatus(p);
+    return LocalResource.newInstance(URL.fromPath(fs.makeQualified(p)), LocalResourceType.FILE,
+        LocalResourceVisibility.APPLICATION, st.getLen(), st.getModificationTime());
+  }
+
+  @Override
+  public void close() {
+    yarn.stop();
+  }
+}

@@ -1,0 +1,267 @@
+package io.amlease.am.master;
+
+import io.amlease.am.AmSettings;
+import io.amlease.cli.ChildProcess;
+import io.amlease.cli.Signals;
+import io.amlease.lease.Epoch;
+import io.amlease.lease.LeaderDetails;
+import io.amlease.lease.LeaseConfig;
+import io.amlease.lease.LeaseException;
+import io.amlease.lease.LeaseListener;
+import io.amlease.lease.RevocationReason;
+import io.amlease.lease.zk.ZkLease;
+import java.io.File;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.ApplicationConstants;
+import org.apache.hadoop.yarn.api.protocolrecords.RegisterApplicationMasterResponse;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.NodeReport;
+import org.apache.hadoop.yarn.api.records.UpdatedContainer;
+import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
+import org.apache.hadoop.yarn.client.api.async.AMRMClientAsync;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.ApplicationAttemptNotFoundException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ApplicationMaster: campaigns for the lease as its attempt, and only while it holds it runs the
+ * master command and keeps the worker containers. Everything that happens (lease edges, the master's
+ * exit, RM callbacks, signals) is an event on one queue, handled on the main thread.
+ *
+ * <p>Exit status: 0 after unregistering (master finished; FINISHED/SUCCEEDED or FAILED), 75 when the
+ * lease was lost or a newer attempt took over — without unregistering, so YARN may start another
+ * attempt, and without releasing worker containers, so that attempt can adopt them.
+ */
+public final class ApplicationMaster {
+  private static final Logger LOG = LoggerFactory.getLogger(ApplicationMaster.class);
+  public static final String SETTINGS_FILE = "amlease-am.xml";
+  public static final int LEASE_LOST = 75;
+  private static final Duration TICK = Duration.ofSeconds(1);
+
+  private sealed interface Event {}
+  private record Granted(Epoch epoch) implements Event {}
+  private record Revoked(RevocationReason reason) implements Event {}
+  private record Failed(LeaseException cause) implements Event {}
+  private record MasterExited(int status) implements Event {}
+  private record Allocated(List<Container> containers) implements Event {}
+  private record Completed(List<ContainerStatus> statuses) implements Event {}
+  private record RmShutdown(String why) implements Event {}
+  private record Signalled(String name) implements Event {}
+
+  private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
+  private final AmSettings settings;
+  private final ApplicationAttemptId attempt;
+  private final ContainerId containerId;
+  private final Configuration yarnConf;
+
+  ApplicationMaster(AmSettings settings, ContainerId containerId, Configuration yarnConf) {
+    this.settings = settings;
+    this.containerId = containerId;
+    this.attempt = containerId.getApplicationAttemptId();
+    this.yarnConf = yarnConf;
+  }
+
+  public static void main(String[] args) throws Exception {
+    Configuration conf = new YarnConfiguration();
+    conf.addResource(new File(SETTINGS_FILE).toURI().toURL());
+    ContainerId id = ContainerId.fromString(
+        System.getenv(ApplicationConstants.Environment.CONTAINER_ID.name()));
+    int status;
+    try {
+      status = new ApplicationMaster(AmSettings.from(conf), id, conf).run();
+    } catch (Exception e) {
+      LOG.error("ApplicationMaster failed", e);
+      status = 1;
+    }
+    System.exit(status);
+  }
+
+  int run() throws Exception {
+    String host = InetAddress.getLocalHost().getCanonicalHostName();
+    AMRMClientAsync<ContainerRequest> rm = null;
+    Workers workers = null;
+    ZkLease lease = null;
+    ChildProcess master = null;
+    Epoch epoch = null;
+    try {
+      rm = AMRMClientAsync.createAMRMClientAsync(1000, rmCallbacks());
+      rm.init(yarnConf);
+      rm.start();
+      RegisterApplicationMasterResponse reg = rm.registerApplicationMaster(host, 0, "");
+      LOG.info("registered {} (attempt {}); {} containers from previous attempts", containerId,
+          attempt.getAttemptId(), reg.getContainersFromPreviousAttempts().size());
+      workers = new Workers(settings, rm, yarnConf);
+      workers.adopt(reg.getContainersFromPreviousAttempts());
+      Signals.route(sig -> events.add(new Signalled(sig.getName())));
+
+      LeaseConfig config = LeaseConfig.fromMap(settings.lease().toMap()).holderId(attempt.toString())
+          .details(new LeaderDetails(host, null, Map.of(),
+              attempt.getApplicationId().toString(), attempt.toString(), containerId.toString()))
+          .build();
+      lease = ZkLease.create(config, listener());
+      lease.start();
+
+      while (true) {
+        Event e = events.poll(TICK.toMillis(), TimeUnit.MILLISECONDS);
+        if (e == null) {
+          if (epoch != null && newerAttemptContends(lease)) {
+            lease.revoke(RevocationReason.NEWER_ATTEMPT);
+          }
+        } else if (e instanceof Granted g) {
+          epoch = g.epoch();
+          master = startMaster(config, epoch);
+          workers.lead(epoch);
+        } else if (e instanceof MasterExited x) {
+          LOG.info("master command exited with status {}; finishing the application", x.status());
+          workers.stopAll();
+          lease.release(config.connectionTimeout());
+          FinalApplicationStatus fin = x.status() == 0 ? FinalApplicationStatus.SUCCEEDED
+              : FinalApplicationStatus.FAILED;
+          rm.unregisterApplicationMaster(fin, "master command exited with status " + x.status(), "");
+          return 0;
+        } else if (e instanceof Revoked r) {
+          LOG.warn("lease lost ({}): stopping the master command and exiting {} without "
+              + "unregistering", r.reason(), LEASE_LOST);
+          if (master != null) {
+            master.terminate(config.stopTimeout());
+          }
+          return LEASE_LOST;
+        } else if (e instanceof RmShutdown s) {
+          LOG.warn("{}: yielding to the newer attempt", s.why());
+          if (epoch == null) {
+            return LEASE_LOST;
+          }
+          lease.revoke(RevocationReason.RM_SHUTDOWN);
+        } else if (e instanceof Failed f) {
+          LOG.error("cannot campaign: {}", f.cause().getMessage());
+          return 1;
+        } else if (e instanceof Signalled s) {
+          LOG.info("SIG{} (the application is being killed): stopping everything", s.name());
+          if (master != null) {
+            master.terminate(config.stopTimeout());
+          }
+          workers.stopAll();
+          lease.release(config.connectionTimeout());
+          return 128 + 15;
+        } else if (e instanceof Allocated a) {
+          workers.allocated(a.containers());
+        } else if (e instanceof Completed c) {
+          workers.completed(c.statuses());
+        }
+      }
+    } finally {
+      if (lease != null) {
+        lease.close();
+      }
+      if (workers != null) {
+        workers.close();
+      }
+      if (rm != null) {
+        rm.stop();
+      }
+    }
+  }
+
+  private ChildProcess startMaster(LeaseConfig config, Epoch epoch) throws Exception {
+    Map<String, String> env = new HashMap<>(settings.env());
+    env.putAll(Map.of("AMLEASE_EPOCH", Long.toString(epoch.value()),
+        "AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token()),
+        "AMLEASE_LEASE", config.leasePath(), "AMLEASE_HOLDER", config.holderId(),
+        "AMLEASE_ZK", config.connectString()));
+    ChildProcess child = ChildProcess.start(settings.masterCommand(), env);
+    LOG.info("epoch {}: master command {} running (pid {})", epoch.value(), settings.masterCommand(),
+        child.pid());
+    child.onExit().thenAccept(status -> events.add(new MasterExited(status)));
+    return child;
+  }
+
+  /** G6: a contender from a newer attempt of our application means YARN gave up on us. */
+  private boolean newerAttemptContends(ZkLease lease) {
+    try {
+      for (String id : lease.participants()) {
+        if (id.startsWith("appattempt_")) {
+          ApplicationAttemptId other = ApplicationAttemptId.fromString(id);
+          if (other.getApplicationId().equals(attempt.getApplicationId())
+              && other.getAttemptId() > attempt.getAttemptId()) {
+            LOG.warn("attempt {} contends for the lease", other);
+            return true;
+          }
+        }
+      }
+    } catch (LeaseException | IllegalArgumentException e) {
+      LOG.debug("cannot check participants: {}", e.toString());
+    }
+    return false;
+  }
+
+  private LeaseListener listener() {
+    return new LeaseListener() {
+      @Override
+      public void granted(Epoch epoch) {
+        events.add(new Granted(epoch));
+      }
+
+      @Override
+      public void revoked(Epoch epoch, RevocationReason reason) {
+        if (reason != RevocationReason.RELEASED) {
+          events.add(new Revoked(reason));
+        }
+      }
+
+      @Override
+      public void failed(LeaseException cause) {
+        events.add(new Failed(cause));
+      }
+    };
+  }
+
+  private AMRMClientAsync.AbstractCallbackHandler rmCallbacks() {
+    return new AMRMClientAsync.AbstractCallbackHandler() {
+      @Override
+      public void onContainersCompleted(List<ContainerStatus> statuses) {
+        events.add(new Completed(statuses));
+      }
+
+      @Override
+      public void onContainersAllocated(List<Container> containers) {
+        events.add(new Allocated(containers));
+      }
+
+      @Override
+      public void onContainersUpdated(List<UpdatedContainer> containers) {}
+
+      @Override
+      public void onShutdownRequest() {
+        events.add(new RmShutdown("the ResourceManager asked this attempt to shut down"));
+      }
+
+      @Override
+      public void onNodesUpdated(List<NodeReport> updated) {}
+
+      @Override
+      public float getProgress() {
+        return 0.5f;
+      }
+
+      @Override
+      public void onError(Throwable e) {
+        events.add(new RmShutdown(e instanceof ApplicationAttemptNotFoundException
+            ? "the ResourceManager no longer knows attempt " + attempt
+            : "ResourceManager client error: " + e));
+      }
+    };
+  }
+}

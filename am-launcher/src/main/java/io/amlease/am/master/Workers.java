@@ -1,0 +1,143 @@
+package io.amlease.am.master;
+
+import io.amlease.am.AmSettings;
+import io.amlease.lease.Epoch;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
+import org.apache.hadoop.yarn.client.api.async.AMRMClientAsync;
+import org.apache.hadoop.yarn.client.api.async.NMClientAsync;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The worker containers: requested, launched and replaced only while this attempt leads; adopted,
+ * not relaunched, when a previous attempt started them (keep-containers-across-attempts).
+ */
+final class Workers implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Workers.class);
+
+  private final AmSettings settings;
+  private final AMRMClientAsync<ContainerRequest> rm;
+  private final NMClientAsync nm;
+  private final Map<ContainerId, Container> running = new ConcurrentHashMap<>();
+  private final AtomicInteger restarts = new AtomicInteger();
+  private final AtomicInteger adopted = new AtomicInteger();
+  private int pending;
+  private Epoch epoch;
+  private boolean stopping;
+
+  Workers(AmSettings settings, AMRMClientAsync<ContainerRequest> rm, Configuration conf) {
+    this.settings = settings;
+    this.rm = rm;
+    this.nm = NMClientAsync.createNMClientAsync(new NMClientAsync.AbstractCallbackHandler() {
+      @Override public void onContainerStarted(ContainerId id, Map<String, ByteBuffer> data) {
+        LOG.info("worker {} started", id);
+      }
+      @Override public void onContainerStatusReceived(ContainerId id,
+          org.apache.hadoop.yarn.api.records.ContainerStatus status) {}
+      @Override public void onContainerStopped(ContainerId id) {}
+      @Override public void onStartContainerError(ContainerId id, Throwable t) {
+        LOG.warn("worker {} failed to start: {}", id, t.toString());
+      }
+      @Override public void onContainerResourceIncreased(ContainerId id, Resource r) {}
+      @Override public void onContainerResourceUpdated(ContainerId id, Resource r) {}
+      @Override public void onGetContainerStatusError(ContainerId id, Throwable t) {}
+      @Override public void onIncreaseContainerResourceError(ContainerId id, Throwable t) {}
+      @Override public void onUpdateContainerResourceError(ContainerId id, Throwable t) {}
+      @Override public void onStopContainerError(ContainerId id, Throwable t) {}
+    });
+    nm.init(conf);
+    // A lost lease must leave the workers running for the next attempt to adopt.
+    nm.getClient().cleanupRunningContainersOnStop(false);
+    nm.start();
+  }
+
+  void adopt(List<Container> previous) {
+    for (Container c : previous) {
+      running.put(c.getId(), c);
+      adopted.incrementAndGet();
+      LOG.info("adopted worker {} from a previous attempt", c.getId());
+    }
+  }
+
+  /** This attempt now leads: bring the workers up to the requested number. */
+  void lead(Epoch e) {
+    epoch = e;
+    topUp();
+  }
+
+  private void topUp() {
+    int missing = settings.workers() - running.size() - pending;
+    for (int i = 0; i < missing; i++) {
+      rm.addContainerRequest(new ContainerRequest(
+          Resource.newInstance(settings.workerMemoryMb(), settings.workerVcores()), null, null,
+          Priority.newInstance(1)));
+      pending++;
+    }
+  }
+
+  void allocated(List<Container> containers) {
+    for (Container c : containers) {
+      if (pending == 0 || epoch == null || stopping) {
+        rm.releaseAssignedContainer(c.getId());
+        continue;
+      }
+      pending--;
+      rm.removeContainerRequest(new ContainerRequest(c.getResource(), null, null,
+          Priority.newInstance(1)));
+      running.put(c.getId(), c);
+      Map<String, String> env = new java.util.HashMap<>(settings.env());
+      env.put("AMLEASE_EPOCH", Long.toString(epoch.value()));
+      env.put("AMLEASE_LEASE", settings.lease().leasePath());
+      ContainerLaunchContext ctx = ContainerLaunchContext.newInstance(Map.of(), env,
+          List.of("bash -c '" + settings.workerCommand().replace("'", "'\\''") + "'"
+              + " 1><LOG_DIR>/worker.stdout 2><LOG_DIR>/worker.stderr"), null, null, null);
+      nm.startContainerAsync(c, ctx);
+    }
+  }
+
+  void completed(List<ContainerStatus> statuses) {
+    for (ContainerStatus s : statuses) {
+      if (running.remove(s.getContainerId()) == null) {
+        continue;
+      }
+      LOG.info("worker {} ended (exit {}, {})", s.getContainerId(), s.getExitStatus(),
+          s.getDiagnostics());
+      if (!stopping && epoch != null && s.getExitStatus() != ContainerExitStatus.KILLED_BY_APPMASTER) {
+        restarts.incrementAndGet();
+        topUp();
+      }
+    }
+  }
+
+  int restarts() {
+    return restarts.get();
+  }
+
+  int adoptedCount() {
+    return adopted.get();
+  }
+
+  /** Clean finish: stop every worker (adopted ones included). */
+  void stopAll() {
+    stopping = true;
+    running.values().forEach(c -> nm.stopContainerAsync(c.getId(), c.getNodeId()));
+  }
+
+  @Override
+  public void close() {
+    nm.stop();
+  }
+}

@@ -1,0 +1,159 @@
+package io.amlease.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.amlease.am.client.SubmitCommand;
+import io.amlease.lease.LeaderInfo;
+import io.amlease.lease.zk.LeaderReader;
+import io.amlease.lease.zk.ZkClients;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.hadoop.util.ToolRunner;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Submission, the first attempt's leadership, clean finish, and bad input that submits nothing. */
+class SubmitIT {
+  private static YarnZkCluster cluster;
+  private static YarnClient yarn;
+  private static CuratorFramework zk;
+
+  @TempDir
+  Path dir;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = new YarnZkCluster("amlease-submit-it");
+    yarn = YarnClient.createYarnClient();
+    yarn.init(cluster.conf());
+    yarn.start();
+    zk = ZkClients.connectReader(cluster.zkConnect(), Duration.ofSeconds(5));
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (zk != null) {
+      zk.close();
+    }
+    if (yarn != null) {
+      yarn.stop();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  record Run(int exit, String out, String err) {}
+
+  private Run submit(String... args) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    // Hadoop's generic options (-D, -conf) must come first, as on a real command line.
+    List<String> all = new ArrayList<>(List.of(args));
+    int firstOwn = 0;
+    while (firstOwn < all.size() && all.get(firstOwn).startsWith("-D")) {
+      firstOwn++;
+    }
+    all.addAll(firstOwn, List.of("--am-jar", YarnZkCluster.amJar().toString()));
+    int exit = ToolRunner.run(cluster.conf(), new SubmitCommand(new PrintStream(out, true),
+        new PrintStream(err, true)), all.toArray(String[]::new));
+    return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  /** A master that records "epoch holder millis" every 100 ms for {@code seconds}, then exits. */
+  private Path masterScript(Path record, double seconds, int status) throws Exception {
+    Path script = dir.resolve("master.sh");
+    Files.writeString(script, "end=$(( $(date +%s%N) + " + (long) (seconds * 1e9) + " ))\n"
+        + "while [ $(date +%s%N) -lt $end ]; do\n"
+        + "  echo \"$AMLEASE_EPOCH $AMLEASE_HOLDER $(date +%s%3N)\" >> " + record + "\n"
+        + "  sleep 0.1\ndone\nexit " + status + "\n");
+    return script;
+  }
+
+  private ApplicationReport awaitTerminal(ApplicationId id) {
+    EnumSet<YarnApplicationState> terminal = EnumSet.of(YarnApplicationState.FINISHED,
+        YarnApplicationState.FAILED, YarnApplicationState.KILLED);
+    return await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
+        .until(() -> yarn.getApplicationReport(id), r -> terminal.contains(r.getYarnApplicationState()));
+  }
+
+  @Test
+  void firstAttemptLeadsRunsMasterAndWorkersAndFinishesCleanly() throws Exception {
+    Path record = dir.resolve("record");
+    Path script = masterScript(record, 8, 0);
+    String lease = "/amlease/it-ok";
+    Run run = submit("--name", "it-ok", "--zk", cluster.zkConnect(), "--lease", lease,
+        "--session-timeout", "6s", "--stop-timeout", "1s", "--am-memory", "256",
+        "--workers", "2", "--worker-command", "sleep 600", "--", "sh", script.toString());
+    assertThat(run.exit()).as(run.err()).isEqualTo(0);
+    ApplicationId id = ApplicationId.fromString(run.out().trim());
+
+    try (LeaderReader reader = new LeaderReader(zk, lease)) {
+      LeaderInfo leader = await().atMost(Duration.ofSeconds(60)).until(
+          () -> reader.current().orElse(null), java.util.Objects::nonNull);
+      assertThat(leader.epoch()).isEqualTo(1);
+      assertThat(leader.applicationId()).isEqualTo(id.toString());
+      assertThat(leader.attemptId()).endsWith("_000001");
+      assertThat(leader.holder()).isEqualTo(leader.attemptId());
+    }
+    // AM + 2 workers.
+    await().atMost(Duration.ofSeconds(30)).until(() -> yarn.getApplicationReport(id)
+        .getApplicationResourceUsageReport().getNumUsedContainers() == 3);
+
+    ApplicationReport end = awaitTerminal(id);
+    assertThat(end.getYarnApplicationState()).isEqualTo(YarnApplicationState.FINISHED);
+    assertThat(end.getFinalApplicationStatus()).isEqualTo(FinalApplicationStatus.SUCCEEDED);
+    assertThat(zk.checkExists().forPath(lease + "/leader")).isNull();
+    List<String> lines = Files.readAllLines(record);
+    assertThat(lines).isNotEmpty().allSatisfy(l -> assertThat(l).startsWith("1 appattempt_"));
+  }
+
+  @Test
+  void masterFailingMakesTheApplicationFail() throws Exception {
+    Path script = masterScript(dir.resolve("record"), 0.5, 3);
+    Run run = submit("--name", "it-fail", "--zk", cluster.zkConnect(), "--session-timeout", "6s",
+        "--stop-timeout", "1s", "--am-memory", "256", "--", "sh", script.toString());
+    assertThat(run.exit()).as(run.err()).isEqualTo(0);
+    ApplicationReport end = awaitTerminal(ApplicationId.fromString(run.out().trim()));
+    assertThat(end.getFinalApplicationStatus()).isEqualTo(FinalApplicationStatus.FAILED);
+    assertThat(zk.checkExists().forPath("/amlease/it-fail/leader")).isNull();
+  }
+
+  @Test
+  void badInputSubmitsNothing() throws Exception {
+    int before = yarn.getApplications().size();
+    String zkOk = cluster.zkConnect();
+    assertRejected(64, "--queue", "--name", "q", "--zk", zkOk, "--queue", "nope", "--", "true");
+    assertRejected(64, "--am-memory", "--name", "m", "--zk", zkOk, "--am-memory", "999999", "--",
+        "true");
+    assertRejected(64, "--grace", "--name", "g", "--zk", zkOk, "--grace", "40s", "--", "true");
+    assertRejected(64, "amlease.am.master-command", "--name", "c", "--zk", zkOk);
+    assertRejected(69, "not reachable", "-Damlease.zk.connection-timeout=1s", "--name", "z",
+        "--zk", "127.0.0.1:1", "--", "true");
+    assertThat(yarn.getApplications()).hasSize(before);
+    assertThat(zk.checkExists().forPath("/amlease/q")).isNull();
+  }
+
+  private void assertRejected(int exit, String mention, String... args) throws Exception {
+    Run run = submit(args);
+    assertThat(run.exit()).as(run.err()).isEqualTo(exit);
+    assertThat(run.err()).contains(mention);
+    assertThat(run.out()).isEmpty();
+  }
+}
