@@ -1,0 +1,170 @@
+package io.amlease.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.amlease.am.client.SubmitCommand;
+import io.amlease.lease.LeaderInfo;
+import io.amlease.lease.zk.LeaderReader;
+import io.amlease.lease.zk.ZkClients;
+import io.amlease.testkit.FaultProxy;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.hadoop.util.ToolRunner;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The AM's ZooKeeper path goes through a fault proxy: a blip shorter than the grace costs nothing; a
+ * partition longer than T makes the AM exit by itself, and YARN's next attempt takes over with the
+ * next epoch and adopts the workers.
+ */
+class FailoverIT {
+  private static final String T = "6s";
+  private static YarnZkCluster cluster;
+  private static YarnClient yarn;
+  private static CuratorFramework zk;
+
+  @TempDir
+  Path dir;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = new YarnZkCluster("amlease-failover-it");
+    yarn = YarnClient.createYarnClient();
+    yarn.init(cluster.conf());
+    yarn.start();
+    zk = ZkClients.connectReader(cluster.zkConnect(), Duration.ofSeconds(5));
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (zk != null) {
+      zk.close();
+    }
+    if (yarn != null) {
+      yarn.stop();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  /** Submits an app whose master records "epoch holder millis" every 100 ms until killed. */
+  private ApplicationId submit(String name, String zkConnect, Path record, Path workerLog)
+      throws Exception {
+    Path script = dir.resolve(name + "-master.sh");
+    Files.writeString(script, "while :; do\n"
+        + "  echo \"$AMLEASE_EPOCH $AMLEASE_HOLDER $(date +%s%3N)\" >> " + record + "\n"
+        + "  sleep 0.1\ndone\n");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int exit = ToolRunner.run(cluster.conf(), new SubmitCommand(new PrintStream(out, true),
+        new PrintStream(err, true)), new String[] {"--am-jar", YarnZkCluster.amJar().toString(),
+        "--name", name, "--zk", zkConnect, "--session-timeout", T, "--stop-timeout", "1s",
+        "--am-memory", "256", "--workers", "2", "--worker-memory", "128",
+        "--worker-command", "echo $CONTAINER_ID >> " + workerLog + "; exec sleep 600",
+        "--", "sh", script.toString()});
+    assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    return ApplicationId.fromString(out.toString(StandardCharsets.UTF_8).trim());
+  }
+
+  private static LeaderInfo awaitLeader(String lease, long epoch) {
+    try (LeaderReader reader = new LeaderReader(zk, lease)) {
+      return await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
+          .until(() -> reader.current().orElse(null), i -> i != null && i.epoch() == epoch);
+    }
+  }
+
+  private static List<String[]> lines(Path record) throws Exception {
+    return Files.readAllLines(record).stream().map(l -> l.split(" ")).filter(f -> f.length == 3)
+        .toList();
+  }
+
+  @Test
+  void blipShorterThanGraceCostsNothing() throws Exception {
+    Path record = dir.resolve("record");
+    Path workerLog = dir.resolve("workers");
+    try (FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", cluster.zk.getPort()))) {
+      ApplicationId id = submit("it-blip", proxy.connectString(), record, workerLog);
+      LeaderInfo leader = awaitLeader("/amlease/it-blip", 1);
+      await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(workerLog)
+          && Files.readAllLines(workerLog).size() == 2);
+
+      // Each blip is held for 1 s (grace is 3.7 s at T = 6 s with a 1 s stop-timeout), during which
+      // attempt 1 must stay the current attempt.
+      for (Runnable fault : List.<Runnable>of(proxy::silent, proxy::reset)) {
+        fault.run();
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() ->
+            yarn.getApplicationReport(id).getCurrentApplicationAttemptId().getAttemptId() == 1);
+        proxy.heal();
+      }
+
+      // Still attempt 1, epoch 1, master writing, no worker restarted, a while after the blips.
+      int before = lines(record).size();
+      await().atMost(Duration.ofSeconds(10)).until(() -> lines(record).size() > before + 20);
+      ApplicationReport report = yarn.getApplicationReport(id);
+      assertThat(report.getCurrentApplicationAttemptId().getAttemptId()).isEqualTo(1);
+      assertThat(new LeaderReader(zk, "/amlease/it-blip").current()).contains(leader);
+      assertThat(lines(record)).allSatisfy(f -> assertThat(f[0]).isEqualTo("1"));
+      assertThat(Files.readAllLines(workerLog)).hasSize(2);
+      yarn.killApplication(id);
+    }
+  }
+
+  @Test
+  void partitionLongerThanTFailsOverToTheNextAttemptWithoutOverlap() throws Exception {
+    Path record = dir.resolve("record");
+    Path workerLog = dir.resolve("workers");
+    String lease = "/amlease/it-failover";
+    try (FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", cluster.zk.getPort()))) {
+      ApplicationId id = submit("it-failover", proxy.connectString(), record, workerLog);
+      LeaderInfo first = awaitLeader(lease, 1);
+      assertThat(first.attemptId()).endsWith("_000001");
+      await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(workerLog)
+          && Files.readAllLines(workerLog).size() == 2);
+
+      proxy.silent();
+      // The AM exits by itself; YARN starts attempt 2, which must reach ZooKeeper to campaign.
+      await().atMost(Duration.ofSeconds(60)).until(() ->
+          yarn.getApplicationReport(id).getCurrentApplicationAttemptId().getAttemptId() == 2);
+      ApplicationAttemptId attempt1 = ApplicationAttemptId.newInstance(id, 1);
+      String diagnostics = yarn.getApplicationAttemptReport(attempt1).getDiagnostics();
+      assertThat(diagnostics).contains("75");
+      proxy.heal();
+
+      LeaderInfo second = awaitLeader(lease, 2);
+      assertThat(second.attemptId()).endsWith("_000002");
+      await().atMost(Duration.ofSeconds(10)).until(() -> lines(record).stream()
+          .filter(f -> f[0].equals("2")).count() > 5);
+
+      List<String[]> all = lines(record);
+      long lastOfEpoch1 = all.stream().filter(f -> f[0].equals("1"))
+          .mapToLong(f -> Long.parseLong(f[2])).max().orElseThrow();
+      long firstOfEpoch2 = all.stream().filter(f -> f[0].equals("2"))
+          .mapToLong(f -> Long.parseLong(f[2])).min().orElseThrow();
+      System.out.printf("failover: master of epoch 1 last wrote %d ms before epoch 2's first line%n",
+          firstOfEpoch2 - lastOfEpoch1);
+      assertThat(lastOfEpoch1).isLessThan(firstOfEpoch2);
+      assertThat(all).allSatisfy(f -> assertThat(f[0]).isIn("1", "2"));
+      // The workers of attempt 1 were adopted: still the same two, none started again.
+      assertThat(Files.readAllLines(workerLog)).hasSize(2);
+      assertThat(Objects.requireNonNull(second.holder())).isEqualTo(second.attemptId());
+      yarn.killApplication(id);
+    }
+  }
+}
