@@ -1,6 +1,8 @@
 package io.amlease.am;
 
 import io.amlease.am.client.SubmitCommand;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import org.apache.hadoop.util.ToolRunner;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -18,7 +20,11 @@ public final class AmleaseMain {
       System.exit(SubmitCommand.USAGE);
     }
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
-    System.exit(ToolRunner.run(new YarnConfiguration(), new SubmitCommand(System.out, System.err),
-        rest));
+    YarnConfiguration conf = new YarnConfiguration();
+    String confDir = System.getProperty("amlease.conf.dir");
+    if (confDir != null && Files.isRegularFile(Path.of(confDir, "amlease-site.xml"))) {
+      conf.addResource(new org.apache.hadoop.fs.Path(confDir, "amlease-site.xml"));
+    }
+    System.exit(ToolRunner.run(conf, new SubmitCommand(System.out, System.err), rest));
   }
 }

@@ -13,7 +13,8 @@ public final class Main {
       Commands:
         hold     wait for a lease, run a command while holding it, stop it when the lease is lost
         leader   print the current holder of a lease (--watch: every change)
-        zookeeper [PORT [DIR]]  (bin/amlease only) a local ZooKeeper on 127.0.0.1 for trying it out
+        submit   (bin/amlease) run a command as a long-running YARN application under the lease
+        zookeeper [PORT [DIR]]  (bin/amlease) a local ZooKeeper on 127.0.0.1 for trying it out
 
       Run 'amlease <command> --help' for the flags of a command.
       """;

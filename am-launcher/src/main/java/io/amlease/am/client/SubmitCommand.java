@@ -175,7 +175,12 @@ public final class SubmitCommand extends Configured implements Tool {
     return "";
   }
 
+  /** bin/amlease names the shaded jar it built; a jar-packaged install is its own AM jar. */
   private static Path ownJar() {
+    String named = System.getProperty("amlease.am.jar");
+    if (named != null && !named.isBlank()) {
+      return Path.of(named);
+    }
     try {
       Path p = Path.of(SubmitCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
       return p.toString().endsWith(".jar") ? p : null;
