@@ -34,7 +34,6 @@ import org.junit.jupiter.api.io.TempDir;
  * next epoch and adopts the workers.
  */
 class FailoverIT {
-  private static final String T = "6s";
   private static YarnZkCluster cluster;
   private static YarnClient yarn;
   private static CuratorFramework zk;
@@ -64,9 +63,12 @@ class FailoverIT {
     }
   }
 
-  /** Submits an app whose master records "epoch holder millis" every 100 ms until killed. */
-  private ApplicationId submit(String name, String zkConnect, Path record, Path workerLog)
-      throws Exception {
+  /**
+   * Submits an app (T = {@code sessionTimeout}) whose master records "epoch holder millis" every
+   * 100 ms until killed, with two workers that log their container id when they start.
+   */
+  private ApplicationId submit(String name, String zkConnect, String sessionTimeout, Path record,
+      Path workerLog) throws Exception {
     Path script = dir.resolve(name + "-master.sh");
     Files.writeString(script, "while :; do\n"
         + "  echo \"$AMLEASE_EPOCH $AMLEASE_HOLDER $(date +%s%3N)\" >> " + record + "\n"
@@ -75,7 +77,8 @@ class FailoverIT {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int exit = ToolRunner.run(cluster.conf(), new SubmitCommand(new PrintStream(out, true),
         new PrintStream(err, true)), new String[] {"--am-jar", YarnZkCluster.amJar().toString(),
-        "--name", name, "--zk", zkConnect, "--session-timeout", T, "--stop-timeout", "1s",
+        "--name", name, "--zk", zkConnect, "--session-timeout", sessionTimeout,
+        "--stop-timeout", "1s",
         "--am-memory", "256", "--workers", "2", "--worker-memory", "128",
         "--worker-command", "echo $CONTAINER_ID >> " + workerLog + "; exec sleep 600",
         "--", "sh", script.toString()});
@@ -100,18 +103,23 @@ class FailoverIT {
     Path record = dir.resolve("record");
     Path workerLog = dir.resolve("workers");
     try (FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", cluster.zk.getPort()))) {
-      ApplicationId id = submit("it-blip", proxy.connectString(), record, workerLog);
+            // T = 10 s: grace 6.67 s, renewals every 1.67 s. A reset costs its own length plus up to ~2 s
+      // of the ZooKeeper client's reconnect backoff, on top of the age of the last ack.
+      ApplicationId id = submit("it-blip", proxy.connectString(), "10s", record, workerLog);
       LeaderInfo leader = awaitLeader("/amlease/it-blip", 1);
       await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(workerLog)
           && Files.readAllLines(workerLog).size() == 2);
 
-      // Each blip is held for 1 s (grace is 3.7 s at T = 6 s with a 1 s stop-timeout), during which
-      // attempt 1 must stay the current attempt.
+      // Each blip is held for 2 s (0.3 × grace), and followed by 4 s of healthy link so that the
+      // next blip starts from a fresh ack (G1 is about one outage at a time); attempt 1 must stay the
+      // current attempt throughout.
       for (Runnable fault : List.<Runnable>of(proxy::silent, proxy::reset)) {
         fault.run();
-        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() ->
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() ->
             yarn.getApplicationReport(id).getCurrentApplicationAttemptId().getAttemptId() == 1);
         proxy.heal();
+        await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(6)).until(() ->
+            yarn.getApplicationReport(id).getCurrentApplicationAttemptId().getAttemptId() == 1);
       }
 
       // Still attempt 1, epoch 1, master writing, no worker restarted, a while after the blips.
@@ -132,7 +140,7 @@ class FailoverIT {
     Path workerLog = dir.resolve("workers");
     String lease = "/amlease/it-failover";
     try (FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", cluster.zk.getPort()))) {
-      ApplicationId id = submit("it-failover", proxy.connectString(), record, workerLog);
+      ApplicationId id = submit("it-failover", proxy.connectString(), "6s", record, workerLog);
       LeaderInfo first = awaitLeader(lease, 1);
       assertThat(first.attemptId()).endsWith("_000001");
       await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(workerLog)

@@ -3,6 +3,8 @@ package io.amlease.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.amlease.am.client.KillCommand;
+import io.amlease.am.client.StatusCommand;
 import io.amlease.am.client.SubmitCommand;
 import io.amlease.lease.LeaderInfo;
 import io.amlease.lease.zk.LeaderReader;
@@ -16,7 +18,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.function.BiFunction;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.util.ToolRunner;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
@@ -133,6 +137,49 @@ class SubmitIT {
     ApplicationReport end = awaitTerminal(ApplicationId.fromString(run.out().trim()));
     assertThat(end.getFinalApplicationStatus()).isEqualTo(FinalApplicationStatus.FAILED);
     assertThat(zk.checkExists().forPath("/amlease/it-fail/leader")).isNull();
+  }
+
+  @Test
+  void statusShowsTheLeaderAndKillStopsEverything() throws Exception {
+    Path masterPid = dir.resolve("master.pid");
+    Path workerPid = dir.resolve("worker.pid");
+    Path script = dir.resolve("forever.sh");
+    Files.writeString(script, "echo $$ > " + masterPid + "\nexec sleep 600\n");
+    Run run = submit("--name", "it-kill", "--zk", cluster.zkConnect(), "--session-timeout", "6s",
+        "--stop-timeout", "1s", "--am-memory", "256", "--workers", "1", "--worker-memory", "128",
+        "--worker-command", "echo $$ > " + workerPid + "; exec sleep 600", "--", "sh",
+        script.toString());
+    assertThat(run.exit()).as(run.err()).isEqualTo(0);
+    ApplicationId id = ApplicationId.fromString(run.out().trim());
+    await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(masterPid)
+        && Files.exists(workerPid) && !Files.readString(workerPid).isBlank()
+        && !Files.readString(masterPid).isBlank());
+    ProcessHandle master = ProcessHandle.of(Long.parseLong(Files.readString(masterPid).trim()))
+        .orElseThrow();
+    ProcessHandle worker = ProcessHandle.of(Long.parseLong(Files.readString(workerPid).trim()))
+        .orElseThrow();
+
+    Run status = tool(StatusCommand::new, id.toString(), "--zk",
+        cluster.zkConnect());
+    assertThat(status.exit()).as(status.err()).isZero();
+    assertThat(status.out()).contains("RUNNING", "_000001", "epoch=1", "/amlease/it-kill");
+
+    Run kill = tool(KillCommand::new, id.toString());
+    assertThat(kill.exit()).as(kill.err()).isZero();
+    assertThat(kill.out()).contains("KILLED");
+    assertThat(yarn.getApplicationReport(id).getYarnApplicationState())
+        .isEqualTo(YarnApplicationState.KILLED);
+    await().atMost(Duration.ofSeconds(30)).until(() -> !master.isAlive() && !worker.isAlive());
+  }
+
+  /** Runs a client Tool in-process with its own captured streams. */
+  private Run tool(BiFunction<PrintStream, PrintStream, Tool> command, String... args)
+      throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int exit = ToolRunner.run(cluster.conf(), command.apply(new PrintStream(out, true),
+        new PrintStream(err, true)), args);
+    return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   @Test

@@ -14,6 +14,8 @@ public final class Main {
         hold     wait for a lease, run a command while holding it, stop it when the lease is lost
         leader   print the current holder of a lease (--watch: every change)
         submit   (bin/amlease) run a command as a long-running YARN application under the lease
+        status   (bin/amlease) YARN state, attempts and the lease's leader of an application
+        kill     (bin/amlease) kill an application and wait until it is KILLED
         zookeeper [PORT [DIR]]  (bin/amlease) a local ZooKeeper on 127.0.0.1 for trying it out
 
       Run 'amlease <command> --help' for the flags of a command.

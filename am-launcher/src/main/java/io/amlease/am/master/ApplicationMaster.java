@@ -131,6 +131,7 @@ public final class ApplicationMaster {
           FinalApplicationStatus fin = x.status() == 0 ? FinalApplicationStatus.SUCCEEDED
               : FinalApplicationStatus.FAILED;
           rm.unregisterApplicationMaster(fin, "master command exited with status " + x.status(), "");
+          deleteStaging();
           return 0;
         } else if (e instanceof Revoked r) {
           LOG.warn("lease lost ({}): stopping the master command and exiting {} without "
@@ -172,6 +173,20 @@ public final class ApplicationMaster {
       if (rm != null) {
         rm.stop();
       }
+    }
+  }
+
+  /** The application is terminal now: its staged jar and settings are no longer needed. */
+  private void deleteStaging() {
+    String staging = System.getenv("AMLEASE_STAGING");
+    if (staging == null) {
+      return;
+    }
+    try {
+      org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(staging);
+      p.getFileSystem(yarnConf).delete(p, true);
+    } catch (java.io.IOException e) {
+      LOG.warn("cannot delete staging directory {}: {}", staging, e.toString());
     }
   }
 
