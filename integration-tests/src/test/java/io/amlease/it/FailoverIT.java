@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.amlease.am.client.SubmitCommand;
 import io.amlease.lease.LeaderInfo;
 import io.amlease.lease.zk.LeaderReader;
-import io.amlease.lease.zk.ZkClients;
 import io.amlease.testkit.FaultProxy;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -44,20 +43,12 @@ class FailoverIT {
   @BeforeAll
   static void start() throws Exception {
     cluster = new YarnZkCluster("amlease-failover-it");
-    yarn = YarnClient.createYarnClient();
-    yarn.init(cluster.conf());
-    yarn.start();
-    zk = ZkClients.connectReader(cluster.zkConnect(), Duration.ofSeconds(5));
+    yarn = cluster.yarnClient;
+    zk = cluster.zkClient;
   }
 
   @AfterAll
   static void stop() throws Exception {
-    if (zk != null) {
-      zk.close();
-    }
-    if (yarn != null) {
-      yarn.stop();
-    }
     if (cluster != null) {
       cluster.close();
     }

@@ -8,7 +8,6 @@ import io.amlease.am.client.StatusCommand;
 import io.amlease.am.client.SubmitCommand;
 import io.amlease.lease.LeaderInfo;
 import io.amlease.lease.zk.LeaderReader;
-import io.amlease.lease.zk.ZkClients;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -44,20 +43,12 @@ class SubmitIT {
   @BeforeAll
   static void start() throws Exception {
     cluster = new YarnZkCluster("amlease-submit-it");
-    yarn = YarnClient.createYarnClient();
-    yarn.init(cluster.conf());
-    yarn.start();
-    zk = ZkClients.connectReader(cluster.zkConnect(), Duration.ofSeconds(5));
+    yarn = cluster.yarnClient;
+    zk = cluster.zkClient;
   }
 
   @AfterAll
   static void stop() throws Exception {
-    if (zk != null) {
-      zk.close();
-    }
-    if (yarn != null) {
-      yarn.stop();
-    }
     if (cluster != null) {
       cluster.close();
     }

@@ -5,19 +5,25 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import io.amlease.lease.zk.ZkClients;
+import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
 
 /**
- * One MiniYARNCluster (1 RM, 2 NMs) and one real ZooKeeper, shared by a test class: starting the
- * cluster takes ~7 s and stopping it ~15 s here.
+ * One MiniYARNCluster (1 RM, 2 NMs) and one real ZooKeeper, shared by a test class (starting the
+ * cluster takes ~7 s and stopping it ~15 s here), with a YARN client and a ZooKeeper client for
+ * looking at both.
  */
 final class YarnZkCluster implements AutoCloseable {
   final TestingServer zk;
   final MiniYARNCluster yarn;
+  final YarnClient yarnClient;
+  final CuratorFramework zkClient;
 
   YarnZkCluster(String name) throws Exception {
     // 500 ms ticks: ZooKeeper grants sessions of 1–10 s, so session expiry is quick to test.
@@ -45,6 +51,10 @@ final class YarnZkCluster implements AutoCloseable {
     Path site = Path.of("target", "test-classes", "yarn-site.xml");
     Files.createDirectories(site.getParent());
     Files.write(site, buf.toByteArray());
+    yarnClient = YarnClient.createYarnClient();
+    yarnClient.init(conf());
+    yarnClient.start();
+    zkClient = ZkClients.connectReader(zk.getConnectString(), Duration.ofSeconds(5));
   }
 
   Configuration conf() {
@@ -68,6 +78,8 @@ final class YarnZkCluster implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
+    zkClient.close();
+    yarnClient.stop();
     yarn.stop();
     zk.close();
   }
