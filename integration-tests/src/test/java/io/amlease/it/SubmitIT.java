@@ -163,6 +163,37 @@ class SubmitIT {
     await().atMost(Duration.ofSeconds(30)).until(() -> !master.isAlive() && !worker.isAlive());
   }
 
+  @Test
+  void aFailedWorkerIsReplacedWhileTheMasterKeepsRunning() throws Exception {
+    Path masterPid = dir.resolve("master.pid");
+    Path workers = dir.resolve("workers");
+    Path script = dir.resolve("forever.sh");
+    Files.writeString(script, "echo $$ > " + masterPid + "\nexec sleep 600\n");
+    Run run = submit("--name", "it-restart", "--zk", cluster.zkConnect(), "--session-timeout", "6s",
+        "--stop-timeout", "1s", "--am-memory", "256", "--workers", "1", "--worker-memory", "128",
+        "--worker-command", "echo $$ >> " + workers + "; exec sleep 600", "--", "sh",
+        script.toString());
+    assertThat(run.exit()).as(run.err()).isEqualTo(0);
+    ApplicationId id = ApplicationId.fromString(run.out().trim());
+    await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(workers)
+        && Files.readAllLines(workers).size() == 1 && Files.exists(masterPid));
+    long master = Long.parseLong(Files.readString(masterPid).trim());
+    ProcessHandle first = ProcessHandle.of(Long.parseLong(Files.readAllLines(workers).get(0)))
+        .orElseThrow();
+
+    first.destroyForcibly(); // the worker dies on its own, not through the AM
+
+    await().atMost(Duration.ofSeconds(60)).until(() -> Files.readAllLines(workers).size() == 2);
+    ProcessHandle second = ProcessHandle.of(Long.parseLong(Files.readAllLines(workers).get(1)))
+        .orElseThrow();
+    assertThat(second.isAlive()).isTrue();
+    assertThat(ProcessHandle.of(master).map(ProcessHandle::isAlive)).contains(true);
+    assertThat(yarn.getApplicationReport(id).getCurrentApplicationAttemptId().getAttemptId())
+        .isEqualTo(1);
+    yarn.killApplication(id);
+    await().atMost(Duration.ofSeconds(30)).until(() -> !second.isAlive());
+  }
+
   /** Runs a client Tool in-process with its own captured streams. */
   private Run tool(BiFunction<PrintStream, PrintStream, Tool> command, String... args)
       throws Exception {
