@@ -7,6 +7,8 @@ import io.amlease.lease.LeaseException;
 import io.amlease.lease.LeaseListener;
 import io.amlease.lease.RevocationReason;
 import io.amlease.lease.zk.ZkLease;
+import io.amlease.process.ChildProcess;
+import io.amlease.process.Signals;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;

@@ -6,6 +6,7 @@ import io.amlease.lease.LeaseConfigException;
 import io.amlease.lease.LeaseException;
 import io.amlease.lease.zk.LeaderReader;
 import io.amlease.lease.zk.ZkClients;
+import io.amlease.process.Signals;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

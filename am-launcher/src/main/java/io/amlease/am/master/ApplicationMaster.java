@@ -1,8 +1,8 @@
 package io.amlease.am.master;
 
 import io.amlease.am.AmSettings;
-import io.amlease.cli.ChildProcess;
-import io.amlease.cli.Signals;
+import io.amlease.process.ChildProcess;
+import io.amlease.process.Signals;
 import io.amlease.lease.Epoch;
 import io.amlease.lease.LeaderDetails;
 import io.amlease.lease.LeaseConfig;

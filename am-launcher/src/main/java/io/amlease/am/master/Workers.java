@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
@@ -32,8 +31,6 @@ final class Workers implements AutoCloseable {
   private final AMRMClientAsync<ContainerRequest> rm;
   private final NMClientAsync nm;
   private final Map<ContainerId, Container> running = new ConcurrentHashMap<>();
-  private final AtomicInteger restarts = new AtomicInteger();
-  private final AtomicInteger adopted = new AtomicInteger();
   private int pending;
   private Epoch epoch;
   private boolean stopping;
@@ -67,7 +64,6 @@ final class Workers implements AutoCloseable {
   void adopt(List<Container> previous) {
     for (Container c : previous) {
       running.put(c.getId(), c);
-      adopted.incrementAndGet();
       LOG.info("adopted worker {} from a previous attempt", c.getId());
     }
   }
@@ -116,18 +112,9 @@ final class Workers implements AutoCloseable {
       LOG.info("worker {} ended (exit {}, {})", s.getContainerId(), s.getExitStatus(),
           s.getDiagnostics());
       if (!stopping && epoch != null && s.getExitStatus() != ContainerExitStatus.KILLED_BY_APPMASTER) {
-        restarts.incrementAndGet();
         topUp();
       }
     }
-  }
-
-  int restarts() {
-    return restarts.get();
-  }
-
-  int adoptedCount() {
-    return adopted.get();
   }
 
   /** Clean finish: stop every worker (adopted ones included). */

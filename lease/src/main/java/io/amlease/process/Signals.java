@@ -1,4 +1,4 @@
-package io.amlease.cli;
+package io.amlease.process;
 
 import java.util.function.Consumer;
 import sun.misc.Signal;
