@@ -66,11 +66,22 @@ public final class ApplicationMaster {
   private final ApplicationAttemptId attempt;
   private final ContainerId containerId;
   private final Configuration yarnConf;
+  private final String host;
+  private final String staging;
 
-  ApplicationMaster(AmSettings settings, ContainerId containerId, Configuration yarnConf) {
+  /**
+   * @param host the NodeManager's host: advertised to the RM and in the leader info, and where the
+   *     status page listens
+   * @param staging the application's staging directory, deleted once the application is terminal
+   *     (null: nothing to delete)
+   */
+  ApplicationMaster(AmSettings settings, ContainerId containerId, String host, String staging,
+      Configuration yarnConf) {
     this.settings = settings;
     this.containerId = containerId;
     this.attempt = containerId.getApplicationAttemptId();
+    this.host = host;
+    this.staging = staging;
     this.yarnConf = yarnConf;
   }
 
@@ -79,9 +90,13 @@ public final class ApplicationMaster {
     conf.addResource(new File(SETTINGS_FILE).toURI().toURL());
     ContainerId id = ContainerId.fromString(
         System.getenv(ApplicationConstants.Environment.CONTAINER_ID.name()));
+    String nmHost = System.getenv(ApplicationConstants.Environment.NM_HOST.name());
+    String host = nmHost != null && !nmHost.isBlank() ? nmHost
+        : InetAddress.getLocalHost().getCanonicalHostName();
     int status;
     try {
-      status = new ApplicationMaster(AmSettings.from(conf), id, conf).run();
+      status = new ApplicationMaster(AmSettings.from(conf), id, host,
+          System.getenv("AMLEASE_STAGING"), conf).run();
     } catch (Exception e) {
       LOG.error("ApplicationMaster failed", e);
       status = 1;
@@ -90,28 +105,33 @@ public final class ApplicationMaster {
   }
 
   int run() throws Exception {
-    String host = InetAddress.getLocalHost().getCanonicalHostName();
     AMRMClientAsync<ContainerRequest> rm = null;
     Workers workers = null;
     ZkLease lease = null;
     ChildProcess master = null;
     Epoch epoch = null;
+    AmStatus status = new AmStatus(containerId, settings.lease().leasePath());
+    StatusServer web = null;
     try {
+      web = StatusServer.start(host, status::snapshot);
       rm = AMRMClientAsync.createAMRMClientAsync(1000, rmCallbacks());
       rm.init(yarnConf);
       rm.start();
-      RegisterApplicationMasterResponse reg = rm.registerApplicationMaster(host, 0, "");
+      RegisterApplicationMasterResponse reg = rm.registerApplicationMaster(host, web.port(),
+          web.url());
       LOG.info("registered {} (attempt {}); {} containers from previous attempts", containerId,
           attempt.getAttemptId(), reg.getContainersFromPreviousAttempts().size());
       workers = new Workers(settings, rm, yarnConf);
+      status.workers(workers);
       workers.adopt(reg.getContainersFromPreviousAttempts());
       Signals.route(sig -> events.add(new Signalled(sig.getName())));
 
       LeaseConfig config = LeaseConfig.fromMap(settings.lease().toMap()).holderId(attempt.toString())
-          .details(new LeaderDetails(host, null, Map.of(),
+          .details(new LeaderDetails(host, web.port(), Map.of("tracking", web.url()),
               attempt.getApplicationId().toString(), attempt.toString(), containerId.toString()))
           .build();
       lease = ZkLease.create(config, listener());
+      status.lease(lease);
       lease.start();
 
       while (true) {
@@ -173,12 +193,14 @@ public final class ApplicationMaster {
       if (rm != null) {
         rm.stop();
       }
+      if (web != null) {
+        web.close();
+      }
     }
   }
 
   /** The application is terminal now: its staged jar and settings are no longer needed. */
   private void deleteStaging() {
-    String staging = System.getenv("AMLEASE_STAGING");
     if (staging == null) {
       return;
     }

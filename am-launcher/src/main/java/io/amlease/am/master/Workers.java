@@ -27,6 +27,8 @@ import org.slf4j.LoggerFactory;
 final class Workers implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Workers.class);
 
+  private static final Priority WORKER_PRIORITY = Priority.newInstance(1);
+
   private final AmSettings settings;
   private final AMRMClientAsync<ContainerRequest> rm;
   private final NMClientAsync nm;
@@ -61,8 +63,23 @@ final class Workers implements AutoCloseable {
     nm.start();
   }
 
+  /** Workers running now (thread-safe, for the status page). */
+  int running() {
+    return running.size();
+  }
+
+  /**
+   * Takes over the workers a previous attempt started. The RM also hands over that attempt's own AM
+   * container while it still believes it runs (its node is lost, or the kill has not landed yet);
+   * that one is not a worker, and only the worker priority tells them apart.
+   */
   void adopt(List<Container> previous) {
     for (Container c : previous) {
+      if (!WORKER_PRIORITY.equals(c.getPriority())) {
+        LOG.info("not adopting {} from a previous attempt: priority {} is not a worker's", c.getId(),
+            c.getPriority());
+        continue;
+      }
       running.put(c.getId(), c);
       LOG.info("adopted worker {} from a previous attempt", c.getId());
     }
@@ -79,7 +96,7 @@ final class Workers implements AutoCloseable {
     for (int i = 0; i < missing; i++) {
       rm.addContainerRequest(new ContainerRequest(
           Resource.newInstance(settings.workerMemoryMb(), settings.workerVcores()), null, null,
-          Priority.newInstance(1)));
+          WORKER_PRIORITY));
       pending++;
     }
   }
@@ -92,7 +109,7 @@ final class Workers implements AutoCloseable {
       }
       pending--;
       rm.removeContainerRequest(new ContainerRequest(c.getResource(), null, null,
-          Priority.newInstance(1)));
+          WORKER_PRIORITY));
       running.put(c.getId(), c);
       Map<String, String> env = new java.util.HashMap<>(settings.env());
       env.put("AMLEASE_EPOCH", Long.toString(epoch.value()));
