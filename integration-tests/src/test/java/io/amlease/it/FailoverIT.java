@@ -3,21 +3,16 @@ package io.amlease.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.amlease.am.client.SubmitCommand;
 import io.amlease.lease.LeaderInfo;
 import io.amlease.lease.zk.LeaderReader;
 import io.amlease.testkit.FaultProxy;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.hadoop.util.ToolRunner;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
@@ -64,17 +59,11 @@ class FailoverIT {
     Files.writeString(script, "while :; do\n"
         + "  echo \"$AMLEASE_EPOCH $AMLEASE_HOLDER $(date +%s%3N)\" >> " + record + "\n"
         + "  sleep 0.1\ndone\n");
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit = ToolRunner.run(cluster.conf(), new SubmitCommand(new PrintStream(out, true),
-        new PrintStream(err, true)), new String[] {"--am-jar", YarnZkCluster.amJar().toString(),
-        "--name", name, "--zk", zkConnect, "--session-timeout", sessionTimeout,
+    return cluster.submit("--name", name, "--zk", zkConnect, "--session-timeout", sessionTimeout,
         "--stop-timeout", "1s",
         "--am-memory", "256", "--workers", "2", "--worker-memory", "128",
         "--worker-command", "echo $CONTAINER_ID >> " + workerLog + "; exec sleep 600",
-        "--", "sh", script.toString()});
-    assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
-    return ApplicationId.fromString(out.toString(StandardCharsets.UTF_8).trim());
+        "--", "sh", script.toString());
   }
 
   private static LeaderInfo awaitLeader(String lease, long epoch) {
@@ -94,7 +83,7 @@ class FailoverIT {
     Path record = dir.resolve("record");
     Path workerLog = dir.resolve("workers");
     try (FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", cluster.zk.getPort()))) {
-            // T = 10 s: grace 6.67 s, renewals every 1.67 s. A reset costs its own length plus up to ~2 s
+      // T = 10 s: grace 6.67 s, renewals every 1.67 s. A reset costs its own length plus up to ~2 s
       // of the ZooKeeper client's reconnect backoff, on top of the age of the last ack.
       ApplicationId id = submit("it-blip", proxy.connectString(), "10s", record, workerLog);
       LeaderInfo leader = awaitLeader("/amlease/it-blip", 1);

@@ -3,6 +3,7 @@ package io.amlease.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.amlease.am.client.KillCommand;
 import io.amlease.am.client.StatusCommand;
 import io.amlease.am.client.SubmitCommand;
@@ -106,6 +107,17 @@ class SubmitIT {
       assertThat(leader.applicationId()).isEqualTo(id.toString());
       assertThat(leader.attemptId()).endsWith("_000001");
       assertThat(leader.holder()).isEqualTo(leader.attemptId());
+      assertThat(leader.urls()).containsKey("tracking");
+
+      // The tracking URL the RM shows goes through its web proxy to the AM's status page.
+      String tracking = await().atMost(Duration.ofSeconds(30)).until(
+          () -> yarn.getApplicationReport(id).getTrackingUrl(), u -> u.contains("/proxy/"));
+      JsonNode status = Http.status(cluster.viaRmWeb(tracking));
+      assertThat(status.get("attempt").asText()).isEqualTo(leader.attemptId());
+      assertThat(status.get("holder").asBoolean()).isTrue();
+      assertThat(status.get("epoch").asLong()).isEqualTo(1);
+      assertThat(status.get("phase").asText()).isEqualTo("HOLDING");
+      assertThat(Http.get(leader.urls().get("tracking"))).contains("<table>", leader.attemptId());
     }
     // AM + 2 workers.
     await().atMost(Duration.ofSeconds(30)).until(() -> yarn.getApplicationReport(id)

@@ -1,15 +1,30 @@
 package io.amlease.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.amlease.am.client.SubmitCommand;
+import io.amlease.lease.zk.ZkClients;
 import java.io.ByteArrayOutputStream;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
-import io.amlease.lease.zk.ZkClients;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.util.ToolRunner;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
@@ -20,6 +35,7 @@ import org.apache.hadoop.yarn.server.MiniYARNCluster;
  * looking at both.
  */
 final class YarnZkCluster implements AutoCloseable {
+  private static final int NODE_MANAGERS = 2;
   final TestingServer zk;
   final MiniYARNCluster yarn;
   final YarnClient yarnClient;
@@ -39,22 +55,82 @@ final class YarnZkCluster implements AutoCloseable {
     // 3.5.0's default is 15 min; a lost AM must be noticed within the test.
     conf.setInt(YarnConfiguration.RM_AM_EXPIRY_INTERVAL_MS, 10_000);
     conf.set("yarn.scheduler.capacity.root.queues", "default");
-    yarn = new MiniYARNCluster(name, 2, 1, 1);
+    // Lets a test cut a container off from its NodeManager's kill (a lost or frozen node).
+    conf.setClass(YarnConfiguration.NM_CONTAINER_EXECUTOR, LostNodeExecutor.class,
+        org.apache.hadoop.yarn.server.nodemanager.ContainerExecutor.class);
+    yarn = new MiniYARNCluster(name, NODE_MANAGERS, 1, 1);
     yarn.init(conf);
     yarn.start();
     yarn.waitForNodeManagersToConnect(Duration.ofSeconds(30).toMillis());
-    // The AM container finds the RM only through a yarn-site.xml on its class path (the client adds
-    // the test class path in mini-cluster mode). Written through a buffer: the cluster's
-    // Configuration must not read the file while it is being written.
-    ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    yarn.getConfig().writeXml(buf);
-    Path site = Path.of("target", "test-classes", "yarn-site.xml");
-    Files.createDirectories(site.getParent());
-    Files.write(site, buf.toByteArray());
+    writeAmSite(Map.of());
     yarnClient = YarnClient.createYarnClient();
     yarnClient.init(conf());
     yarnClient.start();
     zkClient = ZkClients.connectReader(zk.getConnectString(), Duration.ofSeconds(5));
+  }
+
+  /**
+   * Writes the yarn-site.xml that AM containers read at start-up: the cluster's configuration with
+   * {@code overrides} (e.g. the scheduler address through a fault proxy, for the AMs started after
+   * this call). The AM container finds the RM only through a yarn-site.xml on its class path (the
+   * client adds the test class path in mini-cluster mode). Written to a buffer and then moved into
+   * place: neither the cluster's Configuration nor a starting AM may read a half-written file.
+   */
+  void writeAmSite(Map<String, String> overrides) throws IOException {
+    Configuration site = new Configuration(yarn.getConfig());
+    overrides.forEach(site::set);
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    site.writeXml(buf);
+    Path file = Path.of("target", "test-classes", "yarn-site.xml");
+    Files.createDirectories(file.getParent());
+    Path tmp = file.resolveSibling("yarn-site.xml.tmp");
+    Files.write(tmp, buf.toByteArray());
+    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING,
+        StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  /** host:port of the RM's scheduler (AM-facing) service. */
+  InetSocketAddress schedulerAddress() {
+    return yarn.getConfig().getSocketAddr(YarnConfiguration.RM_SCHEDULER_ADDRESS,
+        YarnConfiguration.DEFAULT_RM_SCHEDULER_ADDRESS, YarnConfiguration.DEFAULT_RM_SCHEDULER_PORT);
+  }
+
+  /**
+   * {@code url} (a tracking URL from an application report) with the RM web address it really
+   * listens on: MiniYARNCluster's RM builds its proxy URLs from its configured address, port 0.
+   */
+  String viaRmWeb(String url) {
+    String web = yarn.getConfig().get(YarnConfiguration.RM_WEBAPP_ADDRESS);
+    return URI.create("http://" + web).resolve(URI.create(url).getPath()).toString();
+  }
+
+  /** The text of {@code file} (e.g. AppMaster.stderr) in {@code container}'s log directory. */
+  String containerLog(ContainerId container, String file)
+      throws IOException {
+    for (int i = 0; i < NODE_MANAGERS; i++) {
+      for (String dir : yarn.getNodeManager(i).getConfig()
+          .getTrimmedStrings(YarnConfiguration.NM_LOG_DIRS)) {
+        Path log = Path.of(URI.create("file:///").resolve(dir).getPath())
+            .resolve(container.getApplicationAttemptId().getApplicationId().toString())
+            .resolve(container.toString()).resolve(file);
+        if (Files.exists(log)) {
+          return Files.readString(log);
+        }
+      }
+    }
+    throw new FileNotFoundException(file + " of " + container);
+  }
+
+  /** Runs {@code amlease submit} in-process with the shaded AM jar; returns the application id. */
+  ApplicationId submit(String... args) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    List<String> all = new ArrayList<>(List.of("--am-jar", amJar().toString()));
+    all.addAll(List.of(args));
+    int exit = ToolRunner.run(conf(), new SubmitCommand(new PrintStream(out, true),
+        new PrintStream(err, true)), all.toArray(String[]::new));
+    assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    return ApplicationId.fromString(out.toString(StandardCharsets.UTF_8).trim());
   }
 
   Configuration conf() {
@@ -71,7 +147,7 @@ final class YarnZkCluster implements AutoCloseable {
       return files.filter(p -> p.getFileName().toString().endsWith("-am.jar")).findFirst()
           .orElseThrow(() -> new IllegalStateException("no shaded AM jar in " + target
               + "; run mvn package"));
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new IllegalStateException(e);
     }
   }

@@ -1,0 +1,37 @@
+package io.amlease.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** GETs for the AM's status page, directly or through the RM's web proxy. */
+final class Http {
+  private static final HttpClient CLIENT = HttpClient.newBuilder()
+      .followRedirects(HttpClient.Redirect.NORMAL).connectTimeout(Duration.ofSeconds(5)).build();
+
+  private Http() {}
+
+  /** The body of {@code url}, which must answer 200. */
+  static String get(String url) throws Exception {
+    HttpResponse<String> r;
+    try {
+      r = CLIENT.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+          .build(), HttpResponse.BodyHandlers.ofString());
+    } catch (java.io.IOException e) {
+      throw new java.io.IOException("GET " + url + ": " + e, e);
+    }
+    assertThat(r.statusCode()).as("GET %s: %s", url, r.body()).isEqualTo(200);
+    return r.body();
+  }
+
+  /** {@code status.json} under a tracking URL (which ends with a slash). */
+  static JsonNode status(String trackingUrl) throws Exception {
+    return new ObjectMapper().readTree(get(trackingUrl + "status.json"));
+  }
+}
