@@ -4,13 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.amlease.testkit.HeadlessChromium;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.Assumptions;
 
-/** GETs for the AM's status page, directly or through the RM's web proxy. */
+/** The AM's status page over HTTP (directly or through the RM's web proxy) and in a browser. */
 final class Http {
   private static final HttpClient CLIENT = HttpClient.newBuilder()
       .followRedirects(HttpClient.Redirect.NORMAL).connectTimeout(Duration.ofSeconds(5)).build();
@@ -28,6 +31,16 @@ final class Http {
     }
     assertThat(r.statusCode()).as("GET %s: %s", url, r.body()).isEqualTo(200);
     return r.body();
+  }
+
+  /** CI installs Chromium (.ci/run); elsewhere the browser checks are skipped when there is none. */
+  static HeadlessChromium chromium() {
+    Optional<HeadlessChromium> found = HeadlessChromium.find();
+    if (found.isEmpty() && "true".equals(System.getenv("CI"))) {
+      throw new AssertionError("CI must have chromium on the PATH (.ci/run installs it)");
+    }
+    Assumptions.assumeTrue(found.isPresent(), "no chromium on the PATH");
+    return found.get();
   }
 
   /** {@code status.json} under a tracking URL (which ends with a slash). */

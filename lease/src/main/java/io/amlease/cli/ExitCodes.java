@@ -27,7 +27,8 @@ public final class ExitCodes {
         N    COMMAND exited by itself with status N (the lease was released)
         64   bad flags, or a configuration that breaks the G2 timing bound
         65   malformed lease data in ZooKeeper
-        69   ZooKeeper unreachable within --connect-timeout before acquiring
+        69   ZooKeeper unreachable within --connect-timeout before acquiring, or the
+             --status-port address cannot be listened on
         70   internal error
         75   the lease was revoked; COMMAND was stopped (SIGTERM, then SIGKILL)
         77   ZooKeeper denied access to the lease nodes (ACL)

@@ -9,6 +9,9 @@ import io.amlease.lease.RevocationReason;
 import io.amlease.lease.zk.ZkLease;
 import io.amlease.process.ChildProcess;
 import io.amlease.process.Signals;
+import io.amlease.status.LeaseReport;
+import io.amlease.status.PrometheusText;
+import io.amlease.status.StatusServer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -51,7 +54,9 @@ final class HoldCommand {
       .keyed("stop-timeout", "D", LeaseConfig.STOP_TIMEOUT, "SIGKILL COMMAND this long after "
           + "SIGTERM; grace + stop-timeout must fit the G2 bound (default 5s)")
       .keyed("acl-credentials", "FILE", LeaseConfig.ACL_CREDENTIALS,
-          "file with 'user:password': lease nodes get an ACL only this principal can write");
+          "file with 'user:password': lease nodes get an ACL only this principal can write")
+      .flag("status-port", "[HOST:]PORT", "serve status.json and Prometheus metrics over HTTP "
+          + "(HOST default 0.0.0.0; PORT 0 picks a free port, logged at start)");
 
   private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
   private final PrintStream out;
@@ -72,6 +77,7 @@ final class HoldCommand {
   int run(String[] args) {
     LeaseConfig config;
     List<String> command;
+    StatusAddress statusAddress;
     try {
       CommandLines.Parsed parsed = cli.parse(args);
       CommandLine cl = parsed.flags();
@@ -90,13 +96,17 @@ final class HoldCommand {
       if (command.isEmpty()) {
         throw new CommandLines.UsageException("COMMAND is required after --");
       }
+      statusAddress = cl.hasOption("status-port")
+          ? StatusAddress.parse("--status-port", cl.getOptionValue("status-port")) : null;
     } catch (CommandLines.UsageException e) {
       err.println("amlease hold: " + e.getMessage());
       err.println("(see amlease hold --help)");
       return ExitCodes.USAGE;
     }
     Signals.route(sig -> events.add(new Signalled(sig.getName(), sig.getNumber())));
-    try (ZkLease lease = ZkLease.create(config, listener())) {
+    try (ZkLease lease = ZkLease.create(config, listener());
+         StatusServer status = statusAddress == null ? null : serveStatus(statusAddress, lease,
+             config)) {
       try {
         lease.start();
       } catch (LeaseConfigException e) {
@@ -107,10 +117,26 @@ final class HoldCommand {
         return exitFor(e);
       }
       return hold(lease, config, command);
+    } catch (IOException e) {
+      err.println("amlease hold: --status-port " + statusAddress + ": cannot listen: "
+          + e.getMessage());
+      return ExitCodes.UNAVAILABLE;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return ExitCodes.SOFTWARE;
     }
+  }
+
+  private static StatusServer serveStatus(StatusAddress at, ZkLease lease, LeaseConfig config)
+      throws IOException {
+    return StatusServer.start(at.host(), at.port(), "amlease hold " + config.holderId(),
+        () -> LeaseReport.status(config.leasePath(), config.holderId(), lease.state(),
+            lease.stats()),
+        () -> {
+          PrometheusText out = new PrometheusText();
+          LeaseReport.metrics(out, lease.state(), lease.stats());
+          return out.toString();
+        });
   }
 
   private LeaseListener listener() {

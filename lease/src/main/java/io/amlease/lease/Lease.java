@@ -25,6 +25,9 @@ public interface Lease extends AutoCloseable {
   /** Snapshot of the current state. */
   LeaseState state();
 
+  /** Counters since creation: grants, revocations by reason, renewals, fenced writes. */
+  LeaseStats.Snapshot stats();
+
   /**
    * Writes {@code ops} atomically, only if {@code epoch} is still the lease's current term in
    * ZooKeeper: {@code multi(check(<lease>/epoch, token), ops…)}. Refused locally when this holder is

@@ -39,6 +39,12 @@ final class HoldProcess implements AutoCloseable {
    * Starts {@code amlease args…}; output goes to {@code dir/<name>.out} and {@code dir/<name>.err}.
    */
   static HoldProcess start(Path dir, String name, String... args) throws IOException {
+    return start(dir, name, java.util.Map.of(), args);
+  }
+
+  /** As {@link #start(Path, String, String...)}, with {@code env} added to the environment. */
+  static HoldProcess start(Path dir, String name, java.util.Map<String, String> env,
+      String... args) throws IOException {
     List<String> cmd = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", System.getProperty("java.class.path"),
@@ -52,6 +58,8 @@ final class HoldProcess implements AutoCloseable {
     // The process logs to stderr at info; a debug level from the developer's shell would only add
     // noise, and the tests read the warnings.
     pb.environment().remove("AMLEASE_LOG_LEVEL");
+    pb.environment().remove("AMLEASE_EVENT_LOG");
+    pb.environment().putAll(env);
     return new HoldProcess(name, pb.start(), out, err);
   }
 

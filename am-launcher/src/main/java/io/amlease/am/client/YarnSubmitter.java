@@ -98,7 +98,8 @@ final class YarnSubmitter implements AutoCloseable {
     env.put("AMLEASE_STAGING", staging.toString());
     String command = ApplicationConstants.Environment.JAVA_HOME.$$() + "/bin/java "
         + ApplicationConstants.JVM_ADD_OPENS_VAR + " -Xmx" + (s.amMemoryMb() * 3 / 4) + "m"
-        + " -Dlog4j2.configurationFile=amlease-am-log4j2.xml "
+        + " -Dlog4j2.configurationFile=amlease-am-log4j2.xml"
+        + " -Dyarn.app.container.log.dir=" + ApplicationConstants.LOG_DIR_EXPANSION_VAR + " "
         + ApplicationMaster.class.getName()
         + " 1>" + ApplicationConstants.LOG_DIR_EXPANSION_VAR + "/AppMaster.stdout"
         + " 2>" + ApplicationConstants.LOG_DIR_EXPANSION_VAR + "/AppMaster.stderr";

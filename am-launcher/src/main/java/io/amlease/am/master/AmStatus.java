@@ -1,28 +1,32 @@
 package io.amlease.am.master;
 
-import io.amlease.lease.Epoch;
 import io.amlease.lease.Lease;
 import io.amlease.lease.LeaseState;
-import io.amlease.lease.RevocationReason;
-import java.time.Duration;
+import io.amlease.lease.LeaseStats;
+import io.amlease.status.LeaseReport;
+import io.amlease.status.PrometheusText;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 
 /**
- * What the AM reports about itself at its tracking URL: which attempt it is, whether it holds the
- * lease (epoch, time left before its deadline, age of the last ZooKeeper answer, session), and its
- * workers. Read from the status server's thread; the parts it reads are thread-safe.
+ * What the AM reports at its tracking URL: which attempt it is, the lease (held? epoch, grace left,
+ * last-ack age, session, revocation history) and its workers, as a status map and as metrics.
+ * Called on the status server's thread; everything it reads is thread-safe.
  */
 final class AmStatus {
   private final ContainerId container;
+  private final String host;
   private final String leasePath;
+  private final String holderId;
   private volatile Lease lease;
   private volatile Workers workers;
 
-  AmStatus(ContainerId container, String leasePath) {
+  AmStatus(ContainerId container, String host, String leasePath, String holderId) {
     this.container = container;
+    this.host = host;
     this.leasePath = leasePath;
+    this.holderId = holderId;
   }
 
   void lease(Lease l) {
@@ -34,32 +38,49 @@ final class AmStatus {
   }
 
   Map<String, Object> snapshot() {
+    Map<String, Object> yarn = new LinkedHashMap<>();
+    yarn.put("application", container.getApplicationAttemptId().getApplicationId().toString());
+    yarn.put("attempt", container.getApplicationAttemptId().toString());
+    yarn.put("attempt_number", container.getApplicationAttemptId().getAttemptId());
+    yarn.put("container", container.toString());
+    yarn.put("host", host);
     Map<String, Object> s = new LinkedHashMap<>();
-    s.put("application", container.getApplicationAttemptId().getApplicationId().toString());
-    s.put("attempt", container.getApplicationAttemptId().toString());
-    s.put("container", container.toString());
-    s.put("lease", leasePath);
+    s.put("yarn", yarn);
     Lease l = lease;
     if (l == null) {
-      s.put("phase", "STARTING");
+      Map<String, Object> starting = new LinkedHashMap<>();
+      starting.put("path", leasePath);
+      starting.put("holder_id", holderId);
+      starting.put("phase", "STARTING");
+      starting.put("holder", false);
+      s.put("lease", starting);
     } else {
-      LeaseState st = l.state();
-      s.put("phase", st.phase().name());
-      s.put("holder", st.holder());
-      s.put("epoch", st.epoch().map(Epoch::value).orElse(null));
-      s.put("time_left_ms", st.timeLeft().toMillis());
-      s.put("last_ack_age_ms", st.lastAckAge() == null ? null : st.lastAckAge().toMillis());
-      s.put("session_id", "0x" + Long.toHexString(st.sessionId()));
-      s.put("session_timeout_ms", millis(st.timing() == null ? null : st.timing().sessionTimeout()));
-      s.put("grace_ms", millis(st.timing() == null ? null : st.timing().grace()));
-      s.put("last_revocation", st.lastRevocation().map(RevocationReason::name).orElse(null));
+      s.putAll(LeaseReport.status(leasePath, holderId, l.state(), l.stats()));
     }
     Workers w = workers;
-    s.put("workers_running", w == null ? 0 : w.running());
+    Map<String, Object> ws = new LinkedHashMap<>();
+    ws.put("running", w == null ? 0 : w.running());
+    ws.put("adopted", w == null ? 0 : w.adopted());
+    ws.put("restarts", w == null ? 0 : w.restarts());
+    s.put("workers", ws);
     return s;
   }
 
-  private static Long millis(Duration d) {
-    return d == null ? null : d.toMillis();
+  String metrics() {
+    PrometheusText out = new PrometheusText();
+    Lease l = lease;
+    if (l != null) {
+      LeaseState st = l.state();
+      LeaseStats.Snapshot stats = l.stats();
+      LeaseReport.metrics(out, st, stats);
+    }
+    Workers w = workers;
+    out.gauge("amlease_am_attempt", "this AM's application attempt number",
+            container.getApplicationAttemptId().getAttemptId())
+        .gauge("amlease_am_workers_running", "worker containers running",
+            w == null ? 0 : w.running())
+        .counter("amlease_am_worker_restarts_total",
+            "worker containers started to replace ones that ended", w == null ? 0 : w.restarts());
+    return out.toString();
   }
 }

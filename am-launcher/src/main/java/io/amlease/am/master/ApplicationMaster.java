@@ -3,6 +3,7 @@ package io.amlease.am.master;
 import io.amlease.am.AmSettings;
 import io.amlease.process.ChildProcess;
 import io.amlease.process.Signals;
+import io.amlease.status.StatusServer;
 import io.amlease.lease.Epoch;
 import io.amlease.lease.LeaderDetails;
 import io.amlease.lease.LeaseConfig;
@@ -110,10 +111,12 @@ public final class ApplicationMaster {
     ZkLease lease = null;
     ChildProcess master = null;
     Epoch epoch = null;
-    AmStatus status = new AmStatus(containerId, settings.lease().leasePath());
+    AmStatus status = new AmStatus(containerId, host, settings.lease().leasePath(),
+        attempt.toString());
     StatusServer web = null;
     try {
-      web = StatusServer.start(host, status::snapshot);
+      web = StatusServer.start(host, 0, "amlease ApplicationMaster " + attempt, status::snapshot,
+          status::metrics);
       rm = AMRMClientAsync.createAMRMClientAsync(1000, rmCallbacks());
       rm.init(yarnConf);
       rm.start();

@@ -34,6 +34,9 @@ final class Workers implements AutoCloseable {
   private final NMClientAsync nm;
   private final Map<ContainerId, Container> running = new ConcurrentHashMap<>();
   private int pending;
+  private int replacing;
+  private volatile long restarts;
+  private volatile int adopted;
   private Epoch epoch;
   private boolean stopping;
 
@@ -68,6 +71,16 @@ final class Workers implements AutoCloseable {
     return running.size();
   }
 
+  /** Workers started to replace ones that ended while this attempt led. */
+  long restarts() {
+    return restarts;
+  }
+
+  /** Workers taken over from previous attempts. */
+  int adopted() {
+    return adopted;
+  }
+
   /**
    * Takes over the workers a previous attempt started. The RM also hands over that attempt's own AM
    * container while it still believes it runs (its node is lost, or the kill has not landed yet);
@@ -81,6 +94,7 @@ final class Workers implements AutoCloseable {
         continue;
       }
       running.put(c.getId(), c);
+      adopted++;
       LOG.info("adopted worker {} from a previous attempt", c.getId());
     }
   }
@@ -108,6 +122,10 @@ final class Workers implements AutoCloseable {
         continue;
       }
       pending--;
+      if (replacing > 0) {
+        replacing--;
+        restarts++;
+      }
       rm.removeContainerRequest(new ContainerRequest(c.getResource(), null, null,
           WORKER_PRIORITY));
       running.put(c.getId(), c);
@@ -129,6 +147,7 @@ final class Workers implements AutoCloseable {
       LOG.info("worker {} ended (exit {}, {})", s.getContainerId(), s.getExitStatus(),
           s.getDiagnostics());
       if (!stopping && epoch != null && s.getExitStatus() != ContainerExitStatus.KILLED_BY_APPMASTER) {
+        replacing++;
         topUp();
       }
     }

@@ -12,6 +12,7 @@ import io.amlease.lease.LeaseException;
 import io.amlease.lease.LeaseListener;
 import io.amlease.lease.LeaseState;
 import io.amlease.lease.LeaseState.Phase;
+import io.amlease.lease.LeaseStats;
 import io.amlease.lease.LeaseTiming;
 import io.amlease.lease.RevocationReason;
 import io.amlease.lease.SystemClock;
@@ -58,6 +59,8 @@ public final class ZkLease implements Lease {
   private final Clock clock;
   private final SystemClock ownedClock;
   private final java.time.Clock wall;
+  private final LeaseStats stats = new LeaseStats();
+  private final EventLog eventLog;
   private final LeasePaths paths;
   private final LeaseAcl acl;
   private final ExecutorService worker;
@@ -81,6 +84,7 @@ public final class ZkLease implements Lease {
     this.ownedClock = clock == null ? new SystemClock("amlease-timer-" + config.holderId()) : null;
     this.clock = clock == null ? ownedClock : clock;
     this.wall = wall;
+    this.eventLog = new EventLog(config.leasePath(), config.holderId());
     this.paths = new LeasePaths(config.leasePath());
     this.acl = new LeaseAcl(paths, config.aclCredentials());
     this.timing = config.requestedTiming();
@@ -268,6 +272,8 @@ public final class ZkLease implements Lease {
     }
     LOG.info("granted {} epoch {} (session 0x{})", config.leasePath(), t.epoch,
         Long.toHexString(t.sessionId));
+    stats.acquired();
+    eventLog.granted(t.epoch, t.sessionId);
     events.execute(() -> listener.granted(t.epoch));
   }
 
@@ -299,6 +305,8 @@ public final class ZkLease implements Lease {
       zk = zk();
     } catch (Exception e) {
       LOG.debug("renewal skipped: {}", e.toString());
+      stats.renewalFailed();
+      eventLog.renewalFailed(t.epoch, t.sessionId, "not sent: " + e);
       return;
     }
     if (zk.getSessionId() != t.sessionId) {
@@ -312,6 +320,7 @@ public final class ZkLease implements Lease {
       Code code = Code.get(rc);
       if (code == Code.OK && stat.getVersion() == t.epoch.token()) {
         t.ack(sent);
+        stats.renewed(Duration.ofNanos(clock.nanoTime() - sent));
       } else if (code == Code.OK || code == Code.NONODE) {
         revoke(t, RevocationReason.SUPERSEDED, paths.epoch() + " is at version "
             + (stat == null ? "none" : stat.getVersion()) + ", our token is " + t.epoch.token());
@@ -319,6 +328,8 @@ public final class ZkLease implements Lease {
         revoke(t, RevocationReason.SESSION_LOST, "renewal: session expired");
       } else {
         LOG.debug("renewal failed: {}", code);
+        stats.renewalFailed();
+        eventLog.renewalFailed(t.epoch, t.sessionId, "answered " + code);
       }
     }, null);
   }
@@ -384,6 +395,8 @@ public final class ZkLease implements Lease {
     } else {
       LOG.warn("revoked {} epoch {}: {} ({})", config.leasePath(), t.epoch, reason, detail);
     }
+    stats.revoked(new LeaseStats.Revocation(wall.instant(), t.epoch.value(), reason, detail));
+    eventLog.revoked(t.epoch, t.sessionId, reason, detail);
     events.execute(() -> listener.revoked(t.epoch, reason));
     return true;
   }
@@ -412,12 +425,16 @@ public final class ZkLease implements Lease {
     try {
       ZooKeeper zk = zk();
       List<OpResult> results = zk.multi(all);
+      stats.fencedWrite(false);
       if (zk.getSessionId() == t.sessionId) {
         t.ack(sent);
       }
       return results.subList(1, results.size());
     } catch (KeeperException e) {
       if (failedOp(e) == 0) {
+        stats.fencedWrite(true);
+        eventLog.fenced(t.epoch, t.sessionId, paths.epoch() + " is no longer at our token "
+            + t.epoch.token());
         revoke(t, RevocationReason.FENCED, "fenced write refused: " + paths.epoch()
             + " is no longer at our token " + t.epoch.token());
         throw new LeaseException.Fenced("epoch " + t.epoch.value() + " was superseded; write refused"
@@ -502,6 +519,11 @@ public final class ZkLease implements Lease {
     } catch (Exception e) {
       LOG.info("release did not complete ({}); closing the session removes what is ours", e.toString());
     }
+  }
+
+  @Override
+  public LeaseStats.Snapshot stats() {
+    return stats.snapshot();
   }
 
   @Override

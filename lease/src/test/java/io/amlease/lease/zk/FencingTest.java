@@ -8,6 +8,7 @@ import io.amlease.lease.Epoch;
 import io.amlease.lease.LeaderInfo;
 import io.amlease.lease.LeaseConfig;
 import io.amlease.lease.LeaseException;
+import io.amlease.lease.LeaseStats;
 import io.amlease.lease.ManualClock;
 import io.amlease.lease.RevocationReason;
 import io.amlease.testkit.FaultProxy;
@@ -90,6 +91,20 @@ class FencingTest {
 
       b.lease.fencedWrite(epochB, List.of(Op.create(state, "from-b".getBytes(StandardCharsets.UTF_8),
           b.lease.acl(), CreateMode.PERSISTENT)));
+      // Each holder's own account, as its status page and metrics show it.
+      LeaseStats.Snapshot statsA = a.lease.stats();
+      assertThat(statsA.fencedWrites()).isEqualTo(1);
+      assertThat(statsA.fencedWriteFailures()).isEqualTo(1);
+      assertThat(statsA.revocations(RevocationReason.FENCED)).isEqualTo(1);
+      assertThat(statsA.history()).singleElement().satisfies(r -> {
+        assertThat(r.epoch()).isEqualTo(epochA.value());
+        assertThat(r.reason()).isEqualTo(RevocationReason.FENCED);
+      });
+      LeaseStats.Snapshot statsB = b.lease.stats();
+      assertThat(statsB.acquisitions()).isEqualTo(1);
+      assertThat(statsB.fencedWrites()).isEqualTo(1);
+      assertThat(statsB.fencedWriteFailures()).isZero();
+      assertThat(statsB.history()).isEmpty();
       assertThat(new String(admin.getData().forPath(state), StandardCharsets.UTF_8))
           .isEqualTo("from-b");
       Optional<LeaderInfo> leader = reader.current();
