@@ -3,6 +3,7 @@ package io.amlease.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.amlease.lease.LeaderInfo;
 import io.amlease.lease.zk.LeaderReader;
 import io.amlease.testkit.FaultProxy;
@@ -12,14 +13,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import org.apache.curator.framework.CuratorFramework;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.client.api.YarnClient;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,26 +27,11 @@ import org.junit.jupiter.api.io.TempDir;
  * next epoch and adopts the workers.
  */
 class FailoverIT {
-  private static YarnZkCluster cluster;
-  private static YarnClient yarn;
-  private static CuratorFramework zk;
+  @RegisterExtension
+  static final YarnZkCluster cluster = new YarnZkCluster("amlease-failover-it");
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void start() throws Exception {
-    cluster = new YarnZkCluster("amlease-failover-it");
-    yarn = cluster.yarnClient;
-    zk = cluster.zkClient;
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
 
   /**
    * Submits an app (T = {@code sessionTimeout}) whose master records "epoch holder millis" every
@@ -67,7 +51,7 @@ class FailoverIT {
   }
 
   private static LeaderInfo awaitLeader(String lease, long epoch) {
-    try (LeaderReader reader = new LeaderReader(zk, lease)) {
+    try (LeaderReader reader = new LeaderReader(cluster.zk(), lease)) {
       return await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
           .until(() -> reader.current().orElse(null), i -> i != null && i.epoch() == epoch);
     }
@@ -82,7 +66,7 @@ class FailoverIT {
   void blipShorterThanGraceCostsNothing() throws Exception {
     Path record = dir.resolve("record");
     Path workerLog = dir.resolve("workers");
-    try (FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", cluster.zk.getPort()))) {
+    try (FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", cluster.zkPort()))) {
       // T = 10 s: grace 6.67 s, renewals every 1.67 s. A reset costs its own length plus up to ~2 s
       // of the ZooKeeper client's reconnect backoff, on top of the age of the last ack.
       ApplicationId id = submit("it-blip", proxy.connectString(), "10s", record, workerLog);
@@ -96,21 +80,26 @@ class FailoverIT {
       for (Runnable fault : List.<Runnable>of(proxy::silent, proxy::reset)) {
         fault.run();
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() ->
-            yarn.getApplicationReport(id).getCurrentApplicationAttemptId().getAttemptId() == 1);
+            cluster.currentAttempt(id) == 1);
         proxy.heal();
         await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(6)).until(() ->
-            yarn.getApplicationReport(id).getCurrentApplicationAttemptId().getAttemptId() == 1);
+            cluster.currentAttempt(id) == 1);
       }
 
       // Still attempt 1, epoch 1, master writing, no worker restarted, a while after the blips.
       int before = lines(record).size();
       await().atMost(Duration.ofSeconds(10)).until(() -> lines(record).size() > before + 20);
-      ApplicationReport report = yarn.getApplicationReport(id);
+      ApplicationReport report = cluster.yarn().getApplicationReport(id);
       assertThat(report.getCurrentApplicationAttemptId().getAttemptId()).isEqualTo(1);
-      assertThat(new LeaderReader(zk, "/amlease/it-blip").current()).contains(leader);
+      assertThat(new LeaderReader(cluster.zk(), "/amlease/it-blip").current()).contains(leader);
       assertThat(lines(record)).allSatisfy(f -> assertThat(f[0]).isEqualTo("1"));
       assertThat(Files.readAllLines(workerLog)).hasSize(2);
-      yarn.killApplication(id);
+      // The AM's own account agrees: no revocation of any kind, no worker restarted.
+      JsonNode status = Http.status(leader.urls().get("tracking"));
+      assertThat(status.at("/counters/revocations")).allSatisfy(n -> assertThat(n.asLong()).isZero());
+      assertThat(status.at("/counters/acquisitions").asLong()).isEqualTo(1);
+      assertThat(status.at("/workers/restarts").asLong()).isZero();
+      cluster.yarn().killApplication(id);
     }
   }
 
@@ -119,7 +108,7 @@ class FailoverIT {
     Path record = dir.resolve("record");
     Path workerLog = dir.resolve("workers");
     String lease = "/amlease/it-failover";
-    try (FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", cluster.zk.getPort()))) {
+    try (FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", cluster.zkPort()))) {
       ApplicationId id = submit("it-failover", proxy.connectString(), "6s", record, workerLog);
       LeaderInfo first = awaitLeader(lease, 1);
       assertThat(first.attemptId()).endsWith("_000001");
@@ -129,9 +118,10 @@ class FailoverIT {
       proxy.silent();
       // The AM exits by itself; YARN starts attempt 2, which must reach ZooKeeper to campaign.
       await().atMost(Duration.ofSeconds(60)).until(() ->
-          yarn.getApplicationReport(id).getCurrentApplicationAttemptId().getAttemptId() == 2);
+          cluster.currentAttempt(id) == 2);
       ApplicationAttemptId attempt1 = ApplicationAttemptId.newInstance(id, 1);
-      String diagnostics = yarn.getApplicationAttemptReport(attempt1).getDiagnostics();
+      String diagnostics =
+          cluster.yarn().getApplicationAttemptReport(attempt1).getDiagnostics();
       assertThat(diagnostics).contains("75");
       proxy.heal();
 
@@ -152,7 +142,7 @@ class FailoverIT {
       // The workers of attempt 1 were adopted: still the same two, none started again.
       assertThat(Files.readAllLines(workerLog)).hasSize(2);
       assertThat(Objects.requireNonNull(second.holder())).isEqualTo(second.attemptId());
-      yarn.killApplication(id);
+      cluster.yarn().killApplication(id);
     }
   }
 }

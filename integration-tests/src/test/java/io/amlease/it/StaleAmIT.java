@@ -14,18 +14,16 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.framework.CuratorFramework;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,28 +34,13 @@ import org.junit.jupiter.api.io.TempDir;
 class StaleAmIT {
   private static final Duration T = Duration.ofSeconds(6);
 
-  private static YarnZkCluster cluster;
-  private static YarnClient yarn;
-  private static CuratorFramework zk;
+  @RegisterExtension
+  static final YarnZkCluster cluster = new YarnZkCluster("amlease-stale-am-it");
 
   @TempDir
   Path dir;
   private ContainerId lostAm;
   private ProcessHandle oldAm;
-
-  @BeforeAll
-  static void start() throws Exception {
-    cluster = new YarnZkCluster("amlease-stale-am-it");
-    yarn = cluster.yarnClient;
-    zk = cluster.zkClient;
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
 
   @BeforeEach
   void directRmPath() throws Exception {
@@ -116,7 +99,7 @@ class StaleAmIT {
 
   private static void awaitAttempt(ApplicationId id, int attempt) {
     await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() ->
-        yarn.getApplicationReport(id).getCurrentApplicationAttemptId().getAttemptId() == attempt);
+        cluster.currentAttempt(id) == attempt);
   }
 
   /**
@@ -131,7 +114,7 @@ class StaleAmIT {
     String name = "it-stale";
     Path record = dir.resolve("record");
     try (FaultProxy rmPath = FaultProxy.start(cluster.schedulerAddress());
-         LeaderHistory history = new LeaderHistory(zk, "/amlease/" + name)) {
+         LeaderHistory history = new LeaderHistory(cluster.zk(), "/amlease/" + name)) {
       cluster.writeAmSite(Map.of(YarnConfiguration.RM_SCHEDULER_ADDRESS, rmPath.connectString()));
       ApplicationId id = submit(name, record);
       LeaderInfo first = history.awaitEpoch(1, Duration.ofSeconds(60));
@@ -155,8 +138,9 @@ class StaleAmIT {
       // Attempt 2 took over no "worker": the RM hands it attempt 1's AM container as a container
       // from a previous attempt (it still believes it runs), and that must not be adopted.
       JsonNode status = Http.status(second.urls().get("tracking"));
-      assertThat(status.get("epoch").asLong()).isEqualTo(2);
-      assertThat(status.get("workers_running").asInt()).isZero();
+      assertThat(status.at("/lease/epoch").asLong()).isEqualTo(2);
+      assertThat(status.at("/workers/running").asInt()).isZero();
+      assertThat(status.at("/workers/adopted").asInt()).isZero();
       System.out.printf("stale AM: attempt 2 led %d ms after attempt 1's node was lost%n",
           TimeUnit.NANOSECONDS.toMillis(leadAt - cutAt));
 
@@ -174,7 +158,7 @@ class StaleAmIT {
       long lastOf1 = all.stream().filter(l -> l[0] == 1).mapToLong(l -> l[1]).max().orElseThrow();
       long firstOf2 = all.stream().filter(l -> l[0] == 2).mapToLong(l -> l[1]).min().orElseThrow();
       assertThat(lastOf1).isLessThan(firstOf2);
-      yarn.killApplication(id);
+      cluster.yarn().killApplication(id);
     }
   }
 
@@ -189,7 +173,7 @@ class StaleAmIT {
     String name = "it-pause";
     String lease = "/amlease/" + name;
     Path record = dir.resolve("record");
-    try (LeaderHistory history = new LeaderHistory(zk, lease)) {
+    try (LeaderHistory history = new LeaderHistory(cluster.zk(), lease)) {
       ApplicationId id = submit(name, record);
       LeaderInfo first = history.awaitEpoch(1, Duration.ofSeconds(60));
       Term term1 = Term.read(dir.resolve("term-1"));
@@ -206,12 +190,13 @@ class StaleAmIT {
 
       // The old term's write, fenced with its token, is refused by ZooKeeper.
       String state = lease + "-state";
-      assertThatThrownBy(() -> zk.transaction().forOperations(
-              zk.transactionOp().check().withVersion(term1.token()).forPath(lease + "/epoch"),
-              zk.transactionOp().create().withMode(CreateMode.PERSISTENT)
+      assertThatThrownBy(() -> cluster.zk().transaction().forOperations(
+              cluster.zk().transactionOp().check().withVersion(term1.token())
+                  .forPath(lease + "/epoch"),
+              cluster.zk().transactionOp().create().withMode(CreateMode.PERSISTENT)
                   .forPath(state, "from-paused".getBytes(StandardCharsets.UTF_8))))
           .isInstanceOf(KeeperException.BadVersionException.class);
-      assertThat(zk.checkExists().forPath(state)).isNull();
+      assertThat(cluster.zk().checkExists().forPath(state)).isNull();
 
       signal(oldAm.pid(), "CONT");
       await().atMost(Duration.ofSeconds(20)).until(() -> !oldAm.isAlive() && !oldMaster.isAlive());
@@ -220,9 +205,9 @@ class StaleAmIT {
       await().atMost(Duration.ofSeconds(10))
           .until(() -> lines(record).stream().filter(l -> l[0] == 2).count() > 5);
       history.assertNoWriteFromBefore(second);
-      assertThat(yarn.getApplicationReport(id).getCurrentApplicationAttemptId().getAttemptId())
+      assertThat(cluster.currentAttempt(id))
           .isEqualTo(2);
-      yarn.killApplication(id);
+      cluster.yarn().killApplication(id);
     }
   }
 }

@@ -9,6 +9,7 @@ import io.amlease.am.client.StatusCommand;
 import io.amlease.am.client.SubmitCommand;
 import io.amlease.lease.LeaderInfo;
 import io.amlease.lease.zk.LeaderReader;
+import io.amlease.testkit.HeadlessChromium;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +20,6 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.function.BiFunction;
-import org.apache.curator.framework.CuratorFramework;
 import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.util.ToolRunner;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -27,33 +27,17 @@ import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Submission, the first attempt's leadership, clean finish, and bad input that submits nothing. */
 class SubmitIT {
-  private static YarnZkCluster cluster;
-  private static YarnClient yarn;
-  private static CuratorFramework zk;
+  @RegisterExtension
+  static final YarnZkCluster cluster = new YarnZkCluster("amlease-submit-it");
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void start() throws Exception {
-    cluster = new YarnZkCluster("amlease-submit-it");
-    yarn = cluster.yarnClient;
-    zk = cluster.zkClient;
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
 
   record Run(int exit, String out, String err) {}
 
@@ -86,7 +70,8 @@ class SubmitIT {
     EnumSet<YarnApplicationState> terminal = EnumSet.of(YarnApplicationState.FINISHED,
         YarnApplicationState.FAILED, YarnApplicationState.KILLED);
     return await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
-        .until(() -> yarn.getApplicationReport(id), r -> terminal.contains(r.getYarnApplicationState()));
+        .until(() -> cluster.yarn().getApplicationReport(id),
+            r -> terminal.contains(r.getYarnApplicationState()));
   }
 
   @Test
@@ -100,7 +85,7 @@ class SubmitIT {
     assertThat(run.exit()).as(run.err()).isEqualTo(0);
     ApplicationId id = ApplicationId.fromString(run.out().trim());
 
-    try (LeaderReader reader = new LeaderReader(zk, lease)) {
+    try (LeaderReader reader = new LeaderReader(cluster.zk(), lease)) {
       LeaderInfo leader = await().atMost(Duration.ofSeconds(60)).until(
           () -> reader.current().orElse(null), java.util.Objects::nonNull);
       assertThat(leader.epoch()).isEqualTo(1);
@@ -111,22 +96,33 @@ class SubmitIT {
 
       // The tracking URL the RM shows goes through its web proxy to the AM's status page.
       String tracking = await().atMost(Duration.ofSeconds(30)).until(
-          () -> yarn.getApplicationReport(id).getTrackingUrl(), u -> u.contains("/proxy/"));
+          () -> cluster.yarn().getApplicationReport(id).getTrackingUrl(),
+          u -> u.contains("/proxy/"));
       JsonNode status = Http.status(cluster.viaRmWeb(tracking));
-      assertThat(status.get("attempt").asText()).isEqualTo(leader.attemptId());
-      assertThat(status.get("holder").asBoolean()).isTrue();
-      assertThat(status.get("epoch").asLong()).isEqualTo(1);
-      assertThat(status.get("phase").asText()).isEqualTo("HOLDING");
-      assertThat(Http.get(leader.urls().get("tracking"))).contains("<table>", leader.attemptId());
+      assertThat(status.at("/yarn/attempt").asText()).isEqualTo(leader.attemptId());
+      assertThat(status.at("/lease/holder").asBoolean()).isTrue();
+      assertThat(status.at("/lease/epoch").asLong()).isEqualTo(1);
+      assertThat(status.at("/lease/phase").asText()).isEqualTo("HOLDING");
+      assertThat(status.at("/counters/acquisitions").asLong()).isEqualTo(1);
+      assertThat(Http.get(leader.urls().get("tracking"))).contains("LEADER &middot; epoch 1",
+          leader.attemptId());
+      // The page as a person sees it through the RM's web proxy, in a real browser.
+      HeadlessChromium browser = Http.chromium();
+      String page = cluster.viaRmWeb(tracking);
+      assertThat(browser.dumpDom(page)).contains("LEADER · epoch 1", leader.attemptId(),
+          "GRACE_EXPIRED: 0");
+      browser.screenshot(page, Path.of("target", "am-status-page.png"), 1000, 1100);
+      assertThat(Http.get(leader.urls().get("tracking") + "metrics"))
+          .contains("amlease_lease_holder 1", "amlease_lease_epoch 1", "amlease_am_attempt 1");
     }
     // AM + 2 workers.
-    await().atMost(Duration.ofSeconds(30)).until(() -> yarn.getApplicationReport(id)
+    await().atMost(Duration.ofSeconds(30)).until(() -> cluster.yarn().getApplicationReport(id)
         .getApplicationResourceUsageReport().getNumUsedContainers() == 3);
 
     ApplicationReport end = awaitTerminal(id);
     assertThat(end.getYarnApplicationState()).isEqualTo(YarnApplicationState.FINISHED);
     assertThat(end.getFinalApplicationStatus()).isEqualTo(FinalApplicationStatus.SUCCEEDED);
-    assertThat(zk.checkExists().forPath(lease + "/leader")).isNull();
+    assertThat(cluster.zk().checkExists().forPath(lease + "/leader")).isNull();
     List<String> lines = Files.readAllLines(record);
     assertThat(lines).isNotEmpty().allSatisfy(l -> assertThat(l).startsWith("1 appattempt_"));
   }
@@ -139,7 +135,7 @@ class SubmitIT {
     assertThat(run.exit()).as(run.err()).isEqualTo(0);
     ApplicationReport end = awaitTerminal(ApplicationId.fromString(run.out().trim()));
     assertThat(end.getFinalApplicationStatus()).isEqualTo(FinalApplicationStatus.FAILED);
-    assertThat(zk.checkExists().forPath("/amlease/it-fail/leader")).isNull();
+    assertThat(cluster.zk().checkExists().forPath("/amlease/it-fail/leader")).isNull();
   }
 
   @Test
@@ -170,7 +166,7 @@ class SubmitIT {
     Run kill = tool(KillCommand::new, id.toString());
     assertThat(kill.exit()).as(kill.err()).isZero();
     assertThat(kill.out()).contains("KILLED");
-    assertThat(yarn.getApplicationReport(id).getYarnApplicationState())
+    assertThat(cluster.yarn().getApplicationReport(id).getYarnApplicationState())
         .isEqualTo(YarnApplicationState.KILLED);
     await().atMost(Duration.ofSeconds(30)).until(() -> !master.isAlive() && !worker.isAlive());
   }
@@ -199,10 +195,17 @@ class SubmitIT {
     ProcessHandle second = ProcessHandle.of(Long.parseLong(Files.readAllLines(workers).get(1)))
         .orElseThrow();
     assertThat(second.isAlive()).isTrue();
+    try (LeaderReader reader = new LeaderReader(cluster.zk(), "/amlease/it-restart")) {
+      String page = reader.current().orElseThrow().urls().get("tracking");
+      await().atMost(Duration.ofSeconds(10))
+          .until(() -> Http.status(page).at("/workers/restarts").asLong() == 1);
+      assertThat(Http.get(page + "metrics")).contains("amlease_am_worker_restarts_total 1",
+          "amlease_am_workers_running 1");
+    }
     assertThat(ProcessHandle.of(master).map(ProcessHandle::isAlive)).contains(true);
-    assertThat(yarn.getApplicationReport(id).getCurrentApplicationAttemptId().getAttemptId())
+    assertThat(cluster.currentAttempt(id))
         .isEqualTo(1);
-    yarn.killApplication(id);
+    cluster.yarn().killApplication(id);
     await().atMost(Duration.ofSeconds(30)).until(() -> !second.isAlive());
   }
 
@@ -218,7 +221,7 @@ class SubmitIT {
 
   @Test
   void badInputSubmitsNothing() throws Exception {
-    int before = yarn.getApplications().size();
+    int before = cluster.yarn().getApplications().size();
     String zkOk = cluster.zkConnect();
     assertRejected(64, "--queue", "--name", "q", "--zk", zkOk, "--queue", "nope", "--", "true");
     assertRejected(64, "--am-memory", "--name", "m", "--zk", zkOk, "--am-memory", "999999", "--",
@@ -227,8 +230,8 @@ class SubmitIT {
     assertRejected(64, "amlease.am.master-command", "--name", "c", "--zk", zkOk);
     assertRejected(69, "not reachable", "-Damlease.zk.connection-timeout=1s", "--name", "z",
         "--zk", "127.0.0.1:1", "--", "true");
-    assertThat(yarn.getApplications()).hasSize(before);
-    assertThat(zk.checkExists().forPath("/amlease/q")).isNull();
+    assertThat(cluster.yarn().getApplications()).hasSize(before);
+    assertThat(cluster.zk().checkExists().forPath("/amlease/q")).isNull();
   }
 
   private void assertRejected(int exit, String mention, String... args) throws Exception {
