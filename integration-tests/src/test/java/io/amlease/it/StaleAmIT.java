@@ -163,6 +163,43 @@ class StaleAmIT {
   }
 
   /**
+   * The RM gives up on attempt 1 (its RM path is cut) while its node is fine, so the NodeManager's
+   * SIGTERM reaches the AM and its master together. The AM must leave the workers running for
+   * attempt 2 to adopt: a kill of the attempt is not a kill of the application.
+   */
+  @Test
+  void attemptKilledByTheRmLeavesItsWorkersToTheNextAttempt() throws Exception {
+    String name = "it-expired";
+    Path workerLog = dir.resolve("workers");
+    Path script = dir.resolve(name + "-master.sh");
+    Files.writeString(script, "exec sleep 600\n");
+    try (FaultProxy rmPath = FaultProxy.start(cluster.schedulerAddress());
+         LeaderHistory history = new LeaderHistory(cluster.zk(), "/amlease/" + name)) {
+      cluster.writeAmSite(Map.of(YarnConfiguration.RM_SCHEDULER_ADDRESS, rmPath.connectString()));
+      ApplicationId id = cluster.submit("--name", name, "--zk", cluster.zkConnect(),
+          "--session-timeout", T.toSeconds() + "s", "--stop-timeout", "1s", "--am-memory", "256",
+          "--workers", "2", "--worker-memory", "128",
+          "--worker-command", "echo $CONTAINER_ID >> " + workerLog + "; exec sleep 600",
+          "--", "sh", script.toString());
+      history.awaitEpoch(1, Duration.ofSeconds(60));
+      await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(workerLog)
+          && Files.readAllLines(workerLog).size() == 2);
+      cluster.writeAmSite(Map.of());
+
+      rmPath.silent();
+      awaitAttempt(id, 2);
+      LeaderInfo second = history.awaitEpoch(2, Duration.ofSeconds(60));
+      await().atMost(Duration.ofSeconds(20)).until(() ->
+          Http.status(second.urls().get("tracking")).at("/workers/adopted").asInt() == 2);
+      JsonNode status = Http.status(second.urls().get("tracking"));
+      assertThat(status.at("/workers/running").asInt()).isEqualTo(2);
+      assertThat(status.at("/workers/restarts").asInt()).isZero();
+      assertThat(Files.readAllLines(workerLog)).as("no worker was started again").hasSize(2);
+      cluster.yarn().killApplication(id);
+    }
+  }
+
+  /**
    * Issue 3, test 5. The leading AM's JVM is paused (SIGSTOP) for longer than T on a frozen node
    * (the RM's kill never arrives). Its session expires and attempt 2 takes over. The paused AM could
    * not stop its master, and its token no longer passes the fence. On SIGCONT the old AM finds its

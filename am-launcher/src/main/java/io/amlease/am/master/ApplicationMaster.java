@@ -14,11 +14,13 @@ import io.amlease.lease.zk.ZkLease;
 import java.io.File;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.BlockingDeque;
+import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.ApplicationConstants;
@@ -44,13 +46,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Exit status: 0 after unregistering (master finished; FINISHED/SUCCEEDED or FAILED), 75 when the
  * lease was lost or a newer attempt took over — without unregistering, so YARN may start another
- * attempt, and without releasing worker containers, so that attempt can adopt them.
+ * attempt, and without releasing worker containers, so that attempt can adopt them; 128+N on signal
+ * N (a kill of the application or of this attempt): master stopped, lease released, workers left.
  */
 public final class ApplicationMaster {
   private static final Logger LOG = LoggerFactory.getLogger(ApplicationMaster.class);
   public static final String SETTINGS_FILE = "amlease-am.xml";
   public static final int LEASE_LOST = 75;
   private static final Duration TICK = Duration.ofSeconds(1);
+  /** How long a master that died of a signal waits for the AM's own signal (same process group). */
+  private static final Duration SIGNAL_WINDOW = Duration.ofSeconds(1);
 
   private sealed interface Event {}
   private record Granted(Epoch epoch) implements Event {}
@@ -60,9 +65,9 @@ public final class ApplicationMaster {
   private record Allocated(List<Container> containers) implements Event {}
   private record Completed(List<ContainerStatus> statuses) implements Event {}
   private record RmShutdown(String why) implements Event {}
-  private record Signalled(String name) implements Event {}
+  private record Signalled(String name, int number) implements Event {}
 
-  private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
+  private final BlockingDeque<Event> events = new LinkedBlockingDeque<>();
   private final AmSettings settings;
   private final ApplicationAttemptId attempt;
   private final ContainerId containerId;
@@ -127,7 +132,7 @@ public final class ApplicationMaster {
       workers = new Workers(settings, rm, yarnConf);
       status.workers(workers);
       workers.adopt(reg.getContainersFromPreviousAttempts());
-      Signals.route(sig -> events.add(new Signalled(sig.getName())));
+      Signals.route(sig -> events.add(new Signalled(sig.getName(), sig.getNumber())));
 
       LeaseConfig config = LeaseConfig.fromMap(settings.lease().toMap()).holderId(attempt.toString())
           .details(new LeaderDetails(host, web.port(), Map.of("tracking", web.url()),
@@ -147,6 +152,11 @@ public final class ApplicationMaster {
           epoch = g.epoch();
           master = startMaster(config, epoch);
           workers.lead(epoch);
+        } else if (e instanceof MasterExited x && x.status() > 128
+            && signalledWithin(SIGNAL_WINDOW) instanceof Signalled s) {
+          // The NodeManager signals the container's whole process group: the master died of the
+          // signal the AM got too. That is a kill, not the master finishing.
+          return stopOnSignal(s, master, lease, config);
         } else if (e instanceof MasterExited x) {
           LOG.info("master command exited with status {}; finishing the application", x.status());
           workers.stopAll();
@@ -173,13 +183,7 @@ public final class ApplicationMaster {
           LOG.error("cannot campaign: {}", f.cause().getMessage());
           return 1;
         } else if (e instanceof Signalled s) {
-          LOG.info("SIG{} (the application is being killed): stopping everything", s.name());
-          if (master != null) {
-            master.terminate(config.stopTimeout());
-          }
-          workers.stopAll();
-          lease.release(config.connectionTimeout());
-          return 128 + 15;
+          return stopOnSignal(s, master, lease, config);
         } else if (e instanceof Allocated a) {
           workers.allocated(a.containers());
         } else if (e instanceof Completed c) {
@@ -199,6 +203,43 @@ public final class ApplicationMaster {
       if (web != null) {
         web.close();
       }
+    }
+  }
+
+  /**
+   * SIGTERM from the NodeManager: the application is being killed, or only this attempt (the RM
+   * gave up on it). Either way the master stops and the lease is released, so that a next attempt
+   * acquires at once (G5). The workers are left alone: on a kill of the application YARN stops
+   * them itself, and on a kill of the attempt the next attempt adopts them.
+   */
+  private int stopOnSignal(Signalled s, ChildProcess master, ZkLease lease, LeaseConfig config) {
+    LOG.info("SIG{} (the application or this attempt is being killed): stopping the master and "
+        + "releasing the lease; the workers are YARN's to stop or the next attempt's to adopt",
+        s.name());
+    if (master != null) {
+      master.terminate(config.stopTimeout());
+    }
+    lease.release(config.connectionTimeout());
+    return 128 + s.number();
+  }
+
+  /** The next event if it is a signal arriving within {@code window}; other events stay queued. */
+  private Event signalledWithin(Duration window) throws InterruptedException {
+    long deadline = System.nanoTime() + window.toNanos();
+    List<Event> others = new ArrayList<>();
+    try {
+      while (true) {
+        long left = deadline - System.nanoTime();
+        Event e = left <= 0 ? null : events.poll(left, TimeUnit.NANOSECONDS);
+        if (e == null || e instanceof Signalled) {
+          return e;
+        }
+        others.add(e);
+      }
+    } finally {
+      // Back in front, in their order: nothing is lost and RM events keep their sequence.
+      Collections.reverse(others);
+      others.forEach(events::addFirst);
     }
   }
 
