@@ -115,6 +115,7 @@ class FailoverIT {
       await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(workerLog)
           && Files.readAllLines(workerLog).size() == 2);
 
+      long cutAt = System.currentTimeMillis();
       proxy.silent();
       // The AM exits by itself; YARN starts attempt 2, which must reach ZooKeeper to campaign.
       await().atMost(Duration.ofSeconds(60)).until(() ->
@@ -138,6 +139,12 @@ class FailoverIT {
       System.out.printf("failover: master of epoch 1 last wrote %d ms before epoch 2's first line%n",
           firstOfEpoch2 - lastOfEpoch1);
       assertThat(lastOfEpoch1).isLessThan(firstOfEpoch2);
+      // G2 itself, not just "no overlap" (YARN starts attempt 2 only once attempt 1 has exited, so
+      // that alone cannot fail): the epoch-1 master stopped before attempt 1's session could
+      // expire, which is no earlier than lastAck + T ≥ cut − renewInterval + T = cut + 5 s here.
+      System.out.printf("failover: master of epoch 1 last wrote %d ms after the cut%n",
+          lastOfEpoch1 - cutAt);
+      assertThat(lastOfEpoch1 - cutAt).isLessThan(5_000);
       assertThat(all).allSatisfy(f -> assertThat(f[0]).isIn("1", "2"));
       // The workers of attempt 1 were adopted: still the same two, none started again.
       assertThat(Files.readAllLines(workerLog)).hasSize(2);

@@ -53,7 +53,7 @@ public final class ApplicationMaster {
   private static final Logger LOG = LoggerFactory.getLogger(ApplicationMaster.class);
   public static final String SETTINGS_FILE = "amlease-am.xml";
   public static final int LEASE_LOST = 75;
-  private static final Duration TICK = Duration.ofSeconds(1);
+  private static final Duration NEWER_ATTEMPT_CHECK = Duration.ofSeconds(1);
   /** How long a master that died of a signal waits for the AM's own signal (same process group). */
   private static final Duration SIGNAL_WINDOW = Duration.ofSeconds(1);
 
@@ -66,6 +66,7 @@ public final class ApplicationMaster {
   private record Completed(List<ContainerStatus> statuses) implements Event {}
   private record RmShutdown(String why) implements Event {}
   private record Signalled(String name, int number) implements Event {}
+  private record NewerAttempt(ApplicationAttemptId attempt) implements Event {}
 
   private final BlockingDeque<Event> events = new LinkedBlockingDeque<>();
   private final AmSettings settings;
@@ -116,6 +117,7 @@ public final class ApplicationMaster {
     ZkLease lease = null;
     ChildProcess master = null;
     Epoch epoch = null;
+    NewerAttemptWatch newer = null;
     AmStatus status = new AmStatus(containerId, host, settings.lease().leasePath(),
         attempt.toString());
     StatusServer web = null;
@@ -141,11 +143,14 @@ public final class ApplicationMaster {
       lease = ZkLease.create(config, listener());
       status.lease(lease);
       lease.start();
+      newer = new NewerAttemptWatch(attempt, lease, other -> events.add(new NewerAttempt(other)));
+      newer.start(NEWER_ATTEMPT_CHECK);
 
       while (true) {
-        Event e = events.poll(TICK.toMillis(), TimeUnit.MILLISECONDS);
-        if (e == null) {
-          if (epoch != null && newerAttemptContends(lease)) {
+        Event e = events.take();
+        if (e instanceof NewerAttempt n) {
+          // Not leading yet: the newer attempt will lead; this one just waits to be stopped.
+          if (epoch != null) {
             lease.revoke(RevocationReason.NEWER_ATTEMPT);
           }
         } else if (e instanceof Granted g) {
@@ -191,6 +196,9 @@ public final class ApplicationMaster {
         }
       }
     } finally {
+      if (newer != null) {
+        newer.close();
+      }
       if (lease != null) {
         lease.close();
       }
@@ -267,25 +275,6 @@ public final class ApplicationMaster {
         child.pid());
     child.onExit().thenAccept(status -> events.add(new MasterExited(status)));
     return child;
-  }
-
-  /** G6: a contender from a newer attempt of our application means YARN gave up on us. */
-  private boolean newerAttemptContends(ZkLease lease) {
-    try {
-      for (String id : lease.participants()) {
-        if (id.startsWith("appattempt_")) {
-          ApplicationAttemptId other = ApplicationAttemptId.fromString(id);
-          if (other.getApplicationId().equals(attempt.getApplicationId())
-              && other.getAttemptId() > attempt.getAttemptId()) {
-            LOG.warn("attempt {} contends for the lease", other);
-            return true;
-          }
-        }
-      }
-    } catch (LeaseException | IllegalArgumentException e) {
-      LOG.debug("cannot check participants: {}", e.toString());
-    }
-    return false;
   }
 
   private LeaseListener listener() {
