@@ -85,15 +85,15 @@ final class Demo implements AutoCloseable {
       results.add(timeline.partition());
       current = "clean finish";
       if (config.keepRunning()) {
-        results.add(new StepResult("clean finish", "SUCCEEDED", "--keep-running", null,
-            StepResult.Outcome.SKIPPED));
+        results.add(StepResult.skipped("clean finish", "SUCCEEDED, workers stopped, lease released",
+            "(--keep-running)"));
       } else {
         results.add(timeline.finish());
       }
     } catch (StepFailed f) {
       say.say("step '%s' did not behave as designed: %s", f.step(), f.getMessage());
-      results.add(new StepResult(f.step(), "see above", f.getMessage(), null,
-          StepResult.Outcome.FAILED));
+      results.add(StepResult.failed(f.step(), "see above", "did not complete", null,
+          f.getMessage()));
       exit = STEP_FAILED;
     } catch (InterruptedException e) {
       throw e;

@@ -3,7 +3,10 @@ package io.amlease.demo;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The closing table: step, expected, observed, time, ok. Plain text, columns padded. */
+/**
+ * The closing table: step, expected, observed, time, ok; plain text, columns padded. The problems of
+ * failed steps follow it, one line each, so the table stays readable.
+ */
 final class SummaryTable {
   private static final String[] HEADER = {"step", "expected", "observed", "time", "ok"};
 
@@ -40,6 +43,12 @@ final class SummaryTable {
           rule.append(i == 0 ? "" : "-+-").append("-".repeat(width[i]));
         }
         lines.add(rule.toString());
+      }
+    }
+    for (StepResult r : results) {
+      if (!r.problems().isEmpty()) {
+        lines.add("");
+        lines.add(r.step() + " did not behave as designed: " + r.problems());
       }
     }
     return lines;
