@@ -106,7 +106,7 @@ final class Demo implements AutoCloseable {
     say.plain("");
     SummaryTable.render(results).forEach(say::plain);
     say.plain("");
-    if (exit == OK && config.keepRunning()) {
+    if (config.keepRunning() && observer.app() != null) {
       keepRunning(timeline);
     }
     return exit;
@@ -127,11 +127,15 @@ final class Demo implements AutoCloseable {
 
   private void keepRunning(Timeline timeline) throws Exception {
     String tracking = observer.report().getTrackingUrl();
-    say.plain("The cluster and the application keep running (--keep-running); Ctrl-C stops and "
-        + "cleans up everything.");
-    say.plain("  RM web UI:           " + cluster.rmWebUrl() + "/cluster/app/" + observer.app());
-    say.plain("  AM tracking URL:     " + cluster.viaRmWeb(tracking));
-    say.plain("  AM status (direct):  " + timeline.leader().urls().get("tracking"));
+    say.plain("The cluster and the application keep running (--keep-running); Ctrl-C (or SIGTERM) "
+        + "stops and cleans up everything.");
+    // The RM's HTML pages answer 404 here: Guice keeps one servlet pipeline per JVM, and the
+    // NodeManagers' web apps, started after the RM's, take it over. Its REST API and web proxy work.
+    say.plain("  RM web (REST):       " + cluster.rmWebUrl() + "/ws/v1/cluster/apps/" + observer.app());
+    say.plain("  AM tracking URL:     " + cluster.viaRmWeb(tracking) + " (through the RM's proxy)");
+    if (timeline.leader() != null) {
+      say.plain("  AM status (direct):  " + timeline.leader().urls().get("tracking"));
+    }
     say.plain("  ZooKeeper:           " + cluster.zkConnect() + " (lease " + SampleApp.LEASE + ")");
     Thread.sleep(Long.MAX_VALUE);
   }
