@@ -21,7 +21,10 @@ if [[ ! -d "$classes" || ! -f "$deps" || -z "$am_jar" ]]; then
 fi
 
 log_dir="$home/demo/target/last-run"
-rm -rf "$log_dir"
+case " $* " in
+  *" --help "*|*" -h "*) ;;
+  *) rm -rf "$log_dir" ;;
+esac
 mkdir -p "$log_dir"
 # Not exec: the JVM's shutdown hook does the clean-up on Ctrl-C, and this shell should wait for it.
 # shellcheck disable=SC2086

@@ -66,7 +66,8 @@ final class Demo implements AutoCloseable {
       cluster = EmbeddedCluster.start(EmbeddedCluster.Settings.quick("amlease-demo",
           workDir.resolve("cluster"), 2));
       Duration took = Duration.ofNanos(System.nanoTime() - t0);
-      say.say("cluster up: ZooKeeper %s, RM web UI %s", cluster.zkConnect(), cluster.rmWebUrl());
+      say.say("cluster up: ZooKeeper %s, ResourceManager %s", cluster.zkConnect(),
+          cluster.rmWebUrl());
       results.add(StepResult.ok("cluster", "ZooKeeper + YARN (2 NMs) up", "up", took));
       proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", cluster.zkPort()));
       observer = new AppObserver(cluster.clientConf(), cluster.zkConnect(), SampleApp.LEASE);
@@ -78,9 +79,9 @@ final class Demo implements AutoCloseable {
     try {
       results.add(timeline.firstLeader(() -> submit(app)));
       current = "blip: silent";
-      results.add(timeline.blip("silent", proxy::silent));
+      results.add(timeline.blip(Timeline.Blip.SILENT));
       current = "blip: reset";
-      results.add(timeline.blip("reset", proxy::reset));
+      results.add(timeline.blip(Timeline.Blip.RESET));
       current = "partition > grace";
       results.add(timeline.partition());
       current = "clean finish";

@@ -24,8 +24,8 @@ public final class DemoMain {
   static Options options() {
     Options o = new Options();
     o.addOption(Option.builder().longOpt("keep-running").desc("after the failover, leave the "
-        + "cluster and the application up and print the RM web UI and the AM tracking URL; Ctrl-C "
-        + "stops and cleans up").get());
+        + "cluster and the application up and print the ResourceManager's and the AM's URLs; "
+        + "Ctrl-C stops and cleans up").get());
     o.addOption(Option.builder("h").longOpt("help").desc("print this help").get());
     return o;
   }
@@ -38,7 +38,7 @@ public final class DemoMain {
             + "attempt 1 leads; ZooKeeper blips shorter than the grace cost nothing; a partition "
             + "longer than the grace makes attempt 1 quit before its session ends and attempt 2 "
             + "lead in epoch 2 with the same workers; a clean finish. Ends with a summary table "
-            + "and removes everything it started. About 2 minutes.\n\n",
+            + "and removes everything it started. One to two minutes.\n\n",
         options(), 2, 4,
         "\nExit status: 0 the demo behaved as designed, 1 a step did not (the output says which and "
             + "why),\n64 bad flags, 70 internal error. With --keep-running it runs until "

@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * at the end. Sampling matters: a master whose AM died is re-parented and is no longer a descendant.
  * A {@link ProcessHandle} carries its start time, so a recycled pid is never mistaken for ours.
  */
-final class ProcessSweeper implements AutoCloseable {
+final class ProcessSweeper {
   private static final Duration SAMPLE_EVERY = Duration.ofMillis(500);
 
   private final Set<ProcessHandle> seen = ConcurrentHashMap.newKeySet();
@@ -54,10 +54,5 @@ final class ProcessSweeper implements AutoCloseable {
     }
     alive.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
     return alive.size();
-  }
-
-  @Override
-  public void close() throws InterruptedException {
-    killLeftovers(Duration.ofSeconds(2));
   }
 }

@@ -74,18 +74,40 @@ final class Timeline {
         "epoch 1, attempt 1, 2 workers", took);
   }
 
+  /** The two ways a blip looks to a ZooKeeper client. */
+  enum Blip {
+    /** Packets stop in both directions; the connection stays open (a partition). */
+    SILENT("goes silent"),
+    /** The connection is reset, and new ones are refused (a server restart, a flapping link). */
+    RESET("is reset and refused");
+
+    private final String what;
+
+    Blip(String what) {
+      this.what = what;
+    }
+
+    void apply(FaultProxy proxy) {
+      if (this == SILENT) {
+        proxy.silent();
+      } else {
+        proxy.reset();
+      }
+    }
+  }
+
   /**
-   * Applies {@code fault} to the AM's ZooKeeper path for {@link #BLIP}, heals it, and checks that
+   * Applies {@code kind} to the AM's ZooKeeper path for {@link #BLIP}, heals it, and checks that
    * nothing happened: same attempt, same term (epoch and session), same master and workers.
    */
-  StepResult blip(String kind, Runnable fault) throws Exception {
-    String step = "blip: " + kind + " " + Narrator.secs(BLIP);
+  StepResult blip(Blip kind) throws Exception {
+    String step = "blip: " + kind.name().toLowerCase(java.util.Locale.ROOT) + " "
+        + Narrator.secs(BLIP);
     MasterLine master = last(app.masterLines()).orElseThrow();
-    say.say("%s: the AM's ZooKeeper connection %s for %s (grace %s)", step,
-        kind.equals("silent") ? "goes silent" : "is reset and refused", Narrator.secs(BLIP),
-        Narrator.secs(grace));
+    say.say("blip: the AM's ZooKeeper connection %s for %s (grace %s)", kind.what,
+        Narrator.secs(BLIP), Narrator.secs(grace));
     long t0 = System.nanoTime();
-    fault.run();
+    kind.apply(proxy);
     Watch during = watchLease(step, BLIP);
     proxy.heal();
     long healed = System.nanoTime();
