@@ -89,13 +89,13 @@ final class PartitionStep {
     });
     LeaderInfo second = newLeader;
     JsonNode status = poll.until(NAME, "attempt 2 to report its workers", Duration.ofSeconds(30),
-        () -> observer.status(second).filter(s -> s.path("workers_running").asInt() > 0
-            || s.path("phase").asText().equals("HOLDING")));
+        () -> observer.status(second).filter(s -> s.at("/workers/running").asInt() > 0
+            || s.at("/lease/phase").asText().equals("HOLDING")));
     List<WorkerStart> now = app.workerStarts();
     boolean adopted = c.check(now.equals(workers) && workers.stream().allMatch(w -> alive(w.pid())),
         "the workers were not adopted: before " + workers + ", now " + now);
-    c.check(status.path("workers_running").asInt() == workers.size(),
-        "attempt 2 reports " + status.path("workers_running").asInt() + " workers running");
+    c.check(status.at("/workers/running").asInt() == workers.size(),
+        "attempt 2 reports " + status.at("/workers/running").asInt() + " workers running");
     long lastOfEpoch1 = lines.stream().filter(l -> l.epoch() == 1)
         .mapToLong(l -> l.at().toEpochMilli()).max().orElseThrow();
     long firstOfEpoch2 = lines.stream().filter(l -> l.epoch() == 2)
@@ -107,7 +107,7 @@ final class PartitionStep {
         "a master line of an unexpected epoch");
     say.say("  attempt 2 %s (it reports %d running); no master ran for %s between the epochs",
         adopted ? "adopted both workers: same containers, same pids" : "did NOT adopt the workers",
-        status.path("workers_running").asInt(), Narrator.secs(gap));
+        status.at("/workers/running").asInt(), Narrator.secs(gap));
 
     String observed = String.format(Locale.ROOT, "revoked +%s, master stopped +%s, AM exit +%s, "
         + "session end +%s, epoch 2 +%s, %s, gap %s", at(revoked), at(masterStopped), at(amExited),
@@ -128,9 +128,9 @@ final class PartitionStep {
     while (true) {
       if (revoked == null) {
         Optional<JsonNode> s = observer.status(leader);
-        if (s.isPresent() && !s.get().path("phase").asText().equals("HOLDING")) {
+        if (s.isPresent() && !s.get().at("/lease/phase").asText().equals("HOLDING")) {
           revoked = since(t0);
-          reason = s.get().path("last_revocation").asText();
+          reason = s.get().at("/lease/last_revocation").asText();
           say.say("  +%s attempt 1 revoked its lease (%s): no answer from ZooKeeper for the grace",
               Narrator.secs(revoked), reason);
         }

@@ -60,16 +60,16 @@ final class Timeline {
       return w.size() >= SampleApp.WORKERS ? Optional.of(w) : Optional.empty();
     });
     JsonNode status = poll.until(step, "the AM to report 2 workers running", Duration.ofSeconds(30),
-        () -> observer.status(leader).filter(s -> s.path("workers_running").asInt() == 2));
+        () -> observer.status(leader).filter(s -> s.at("/workers/running").asInt() == 2));
     MasterLine master = poll.until(step, "the master's first line", Duration.ofSeconds(30),
         () -> last(app.masterLines()));
-    grace = Duration.ofMillis(status.path("grace_ms").asLong());
+    grace = Duration.ofMillis(status.at("/lease/grace_ms").asLong());
     rememberProcesses(master);
     workers.forEach(w -> sweeper.remember(w.pid()));
     Duration took = since(t0);
     say.say("attempt 1 leads: epoch %d, holder %s, %d workers running (grace %s of T %s)",
-        leader.epoch(), leader.holder(), status.path("workers_running").asInt(), Narrator.secs(grace),
-        Narrator.secs(Duration.ofMillis(status.path("session_timeout_ms").asLong())));
+        leader.epoch(), leader.holder(), status.at("/workers/running").asInt(), Narrator.secs(grace),
+        Narrator.secs(Duration.ofMillis(status.at("/lease/session_timeout_ms").asLong())));
     return StepResult.ok(step, "epoch 1, attempt 1, 2 workers",
         "epoch 1, attempt 1, 2 workers", took);
   }
@@ -114,8 +114,8 @@ final class Timeline {
     say.say("  healed after %s; lease time left went down to %s", Narrator.secs(since(t0)),
         Narrator.secs(during.minTimeLeft));
     Duration renewed = poll.until(step, "a renewal after the heal", grace, () ->
-        observer.status(leader).filter(s -> !s.path("last_ack_age_ms").isNull()
-            && s.path("last_ack_age_ms").asLong() < since(healed).toMillis())
+        observer.status(leader).filter(s -> !s.at("/lease/last_ack_age_ms").isNull()
+            && s.at("/lease/last_ack_age_ms").asLong() < since(healed).toMillis())
             .map(s -> since(healed)));
     Duration took = since(t0);
     Watch after = watchLease(step, SETTLE);
@@ -185,9 +185,9 @@ final class Timeline {
     while (System.nanoTime() < end) {
       Optional<JsonNode> s = observer.status(leader);
       if (s.isPresent()) {
-        expect(step, s.get().path("phase").asText().equals("HOLDING"),
+        expect(step, s.get().at("/lease/phase").asText().equals("HOLDING"),
             "the AM stopped holding the lease: " + s.get());
-        Duration left = Duration.ofMillis(s.get().path("time_left_ms").asLong());
+        Duration left = Duration.ofMillis(s.get().at("/lease/time_left_ms").asLong());
         if (left.compareTo(w.minTimeLeft) < 0) {
           w.minTimeLeft = left;
         }

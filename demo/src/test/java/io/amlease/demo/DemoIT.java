@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,10 +23,6 @@ class DemoIT {
   private static final Duration AT_MOST = Duration.ofMinutes(4);
 
   @Test
-  @Disabled("fails until the ApplicationMaster stops its master on revocation while partitioned: "
-      + "its event loop blocks in a ZooKeeper read (newerAttemptContends -> participants) for "
-      + "~55 s, so the master outlives its session; the demo reports it as 'partition > grace' "
-      + "FAILED. Enable with that fix.")
   void runsAsDesignedAndLeavesNothingBehind() throws Exception {
     Set<Path> before = demoWorkDirs();
     Path out = Files.createTempFile("demo-it", ".out");

@@ -17,6 +17,7 @@ public final class Main {
         status   (bin/amlease) YARN state, attempts and the lease's leader of an application
         kill     (bin/amlease) kill an application and wait until it is KILLED
         zookeeper [PORT [DIR]]  (bin/amlease) a local ZooKeeper on 127.0.0.1 for trying it out
+        demo     (bin/amlease) embedded ZooKeeper + YARN: a sample app, a blip, a failover
 
       Run 'amlease <command> --help' for the flags of a command.
       """;
