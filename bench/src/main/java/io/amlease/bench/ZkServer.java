@@ -31,7 +31,10 @@ final class ZkServer implements AutoCloseable {
     // The in-process server reads its four-letter-word whitelist from this system property only;
     // "srvr" is how the scale scenario counts requests without touching the server's internals.
     System.setProperty("zookeeper.4lw.commands.whitelist", "srvr");
-    InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, TICK_MS, -1, Map.of(), "127.0.0.1");
+    // maxClientCnxns: the server's default of 60 connections per client address would refuse the
+    // scale scenario's leases, which all come from 127.0.0.1 (in production, from many hosts).
+    InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, TICK_MS, -1,
+        Map.of("maxClientCnxns", "0"), "127.0.0.1");
     return new ZkServer(new TestingServer(spec, true));
   }
 
