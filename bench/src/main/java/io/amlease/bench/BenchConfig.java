@@ -56,8 +56,8 @@ record BenchConfig(boolean quick, Path out, long seed, Duration sessionTimeout, 
 
   /** The documented run: T = 10 s, more repetitions, 1,000 leases. */
   static BenchConfig full(Path out, long seed) {
-    return new BenchConfig(false, out, seed, Duration.ofSeconds(10), 5, 5, 10, 3, 6,
-        Duration.ofSeconds(60), 1000, Duration.ofSeconds(10), List.of(Contender.values()),
+    return new BenchConfig(false, out, seed, Duration.ofSeconds(10), 5, 5, 10, 3, 5,
+        Duration.ofSeconds(45), 1000, Duration.ofSeconds(10), List.of(Contender.values()),
         EnumSet.allOf(Scenario.class));
   }
 

@@ -13,6 +13,8 @@ final class Checks {
 
   static List<Results.Check> of(Results r) {
     List<Results.Check> out = new ArrayList<>();
+    r.errors().forEach((scenario, why) ->
+        out.add(new Results.Check(scenario + ": the scenario ran", false, why)));
     ScenarioResult blips = r.get(Contender.AMLEASE, "blips");
     if (blips != null) {
       long withinG1 = blips.trialDetails().stream()

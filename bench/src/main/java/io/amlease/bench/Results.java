@@ -14,12 +14,13 @@ import java.util.Map;
  *
  * @param contenders per contender label, per scenario name ({@code blips}, {@code partitions},
  *     {@code handover}, {@code crash}, {@code random})
+ * @param errors scenarios that could not run, with why
  * @param traces the first partition trial of each contender (for the picture; not in the JSON)
  */
 record Results(String mode, long seed, long sessionTimeoutMs, long amleaseGraceMs,
     long amleaseRenewIntervalMs, Map<String, String> environment,
     Map<String, Map<String, ScenarioResult>> contenders, Scale scale, Overhead overhead,
-    double elapsedSeconds, List<Check> checks,
+    double elapsedSeconds, List<Check> checks, Map<String, String> errors,
     @com.fasterxml.jackson.annotation.JsonIgnore List<Trace> traces) {
 
   /** An expectation of issue 4's "done when", and whether this run met it. */
@@ -32,7 +33,7 @@ record Results(String mode, long seed, long sessionTimeoutMs, long amleaseGraceM
 
   Results withChecks(List<Check> newChecks) {
     return new Results(mode, seed, sessionTimeoutMs, amleaseGraceMs, amleaseRenewIntervalMs,
-        environment, contenders, scale, overhead, elapsedSeconds, newChecks, traces);
+        environment, contenders, scale, overhead, elapsedSeconds, newChecks, errors, traces);
   }
 
   void writeJson(Path file) throws IOException {
