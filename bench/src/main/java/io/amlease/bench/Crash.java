@@ -46,11 +46,13 @@ final class Crash {
     try (Participant b = c.participant("b", server.connectString(), path, t, timeline, false)) {
       awaitActing(child, c);
       b.start();
-      Pair.require(Waits.until(() -> b.participants() == 2, Pair.SETUP), c, "contender b did not join");
+      Pair.require(Waits.until(() -> b.participants() == 2, Pair.SETUP), c,
+          "contender b did not join", Pair.SETUP);
       long killed = System.nanoTime();
       child.destroyForcibly();
       child.waitFor(10, TimeUnit.SECONDS);
-      Pair.require(Waits.until(b::acting, t.multipliedBy(3)), c, "contender b did not take over");
+      Pair.require(Waits.until(b::acting, t.multipliedBy(3)), c, "contender b did not take over",
+          t.multipliedBy(3));
       return Waits.ms(timeline.first("b", Timeline.Edge.START, killed).orElseThrow().nanos() - killed);
     } finally {
       child.destroyForcibly();
@@ -88,6 +90,6 @@ final class Crash {
     } catch (java.util.concurrent.TimeoutException e) {
       ok = false;
     }
-    Pair.require(ok, c, "the holder process did not acquire");
+    Pair.require(ok, c, "the holder process did not acquire", CHILD_START);
   }
 }

@@ -30,9 +30,10 @@ final class Pair implements AutoCloseable {
         c.participant("b", server.connectString(), path, t, timeline, false));
     try {
       p.a.start();
-      require(Waits.until(p.a::acting, SETUP), c, "holder a did not acquire");
+      require(Waits.until(p.a::acting, SETUP), c, "holder a did not acquire", SETUP);
       p.b.start();
-      require(Waits.until(() -> p.b.participants() == 2, SETUP), c, "contender b did not join");
+      require(Waits.until(() -> p.b.participants() == 2, SETUP), c, "contender b did not join",
+          SETUP);
       return p;
     } catch (Exception | Error e) {
       p.close();
@@ -40,9 +41,10 @@ final class Pair implements AutoCloseable {
     }
   }
 
-  static void require(boolean ok, Contender c, String what) {
+  /** Fails the trial when a set-up or take-over step did not happen in time. */
+  static void require(boolean ok, Contender c, String what, Duration within) {
     if (!ok) {
-      throw new IllegalStateException(c.label() + ": " + what + " within " + SETUP.toSeconds() + " s");
+      throw new IllegalStateException(c.label() + ": " + what + " within " + within.toMillis() + " ms");
     }
   }
 

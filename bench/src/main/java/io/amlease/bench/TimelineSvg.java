@@ -13,7 +13,7 @@ import java.util.Locale;
  * a holder acts; the partition shaded; overlapping bars mean two leaders.
  */
 final class TimelineSvg {
-  private static final int LEFT = 170;
+  private static final int LEFT = 215;
   private static final int WIDTH = 900;
   private static final int LANE = 22;
   private static final int GAP = 18;
@@ -60,7 +60,7 @@ final class TimelineSvg {
 
   private static void lane(StringBuilder b, Trace t, String holder, String label, int y,
       double scale, String colour) {
-    b.append(String.format(Locale.ROOT, "<text x=\"60\" y=\"%d\" fill=\"#555\">%s</text>%n",
+    b.append(String.format(Locale.ROOT, "<text x=\"118\" y=\"%d\" fill=\"#555\">%s</text>%n",
         y + LANE - 7, label));
     Long start = null;
     long origin = t.faultNanos() - (long) (BEFORE_S * 1e9);
