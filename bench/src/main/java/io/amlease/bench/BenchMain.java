@@ -1,0 +1,106 @@
+package io.amlease.bench;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.commons.cli.CommandLine;
+import org.apache.commons.cli.DefaultParser;
+import org.apache.commons.cli.HelpFormatter;
+import org.apache.commons.cli.Option;
+import org.apache.commons.cli.Options;
+import org.apache.commons.cli.ParseException;
+
+/** {@code amlease bench}: parse flags, run, write the results, exit. The only {@code System.exit}. */
+public final class BenchMain {
+  static final int OK = 0;
+  static final int EXPECTATION_FAILED = 1;
+  static final int USAGE = 64;
+  static final int SOFTWARE = 70;
+
+  private static final String FOOTER = """
+
+      Compares amlease with Curator's LeaderLatch (default and SessionConnectionStateErrorPolicy)
+      on the same injected faults, against real in-process ZooKeeper servers on loopback.
+      Writes a table to stdout, DIR/results.json and DIR/timeline.svg; progress goes to stderr.
+      --quick: T = 4 s, a few trials each, 50 leases (about 2 minutes on 2 cores).
+      Full: T = 10 s, more trials, 1,000 leases (about 11 minutes on 2 cores).
+
+      Exit status:
+        0    finished; every expectation of issue 4 held (see 'checks')
+        1    finished; at least one expectation did not hold (a finding: see 'checks')
+        64   bad flags
+        70   the benchmark could not run (e.g. ZooKeeper did not start); see stderr""";
+
+  private BenchMain() {}
+
+  public static void main(String[] args) {
+    System.exit(run(args, System.out, System.err));
+  }
+
+  static int run(String[] args, PrintStream out, PrintStream err) {
+    Options options = options();
+    CommandLine cl;
+    long seed;
+    try {
+      cl = DefaultParser.builder().setAllowPartialMatching(false).get().parse(options, args, false);
+      if (!cl.getArgList().isEmpty()) {
+        throw new ParseException("unexpected argument '" + cl.getArgList().get(0) + "'");
+      }
+      seed = cl.hasOption("seed") ? Long.parseLong(cl.getOptionValue("seed")) : 1;
+    } catch (ParseException e) {
+      err.println("amlease bench: " + e.getMessage());
+      err.print(help(options));
+      return USAGE;
+    } catch (NumberFormatException e) {
+      err.println("amlease bench: --seed: not a whole number");
+      return USAGE;
+    }
+    if (cl.hasOption("help")) {
+      out.print(help(options));
+      return OK;
+    }
+    Path dir = Path.of(cl.getOptionValue("out", "bench-results"));
+    BenchConfig cfg = cl.hasOption("quick") ? BenchConfig.quick(dir, seed) : BenchConfig.full(dir, seed);
+    return run(cfg, out, err);
+  }
+
+  static int run(BenchConfig cfg, PrintStream out, PrintStream err) {
+    try {
+      Files.createDirectories(cfg.out());
+      Results r = Benchmark.run(cfg, err);
+      r.writeJson(cfg.out().resolve("results.json"));
+      if (!r.traces().isEmpty()) {
+        TimelineSvg.write(r.traces(), cfg.out().resolve("timeline.svg"));
+      }
+      Table.print(r, out);
+      out.println();
+      out.println("wrote " + cfg.out().resolve("results.json")
+          + (r.traces().isEmpty() ? "" : " and " + cfg.out().resolve("timeline.svg")));
+      return r.checks().stream().allMatch(Results.Check::held) ? OK : EXPECTATION_FAILED;
+    } catch (Exception e) {
+      err.println("amlease bench: failed: " + e);
+      e.printStackTrace(err);
+      return SOFTWARE;
+    }
+  }
+
+  private static Options options() {
+    Options o = new Options();
+    o.addOption(Option.builder("h").longOpt("help").desc("print this help and exit").build());
+    o.addOption(Option.builder().longOpt("quick").desc("short run: T = 4 s, few trials").build());
+    o.addOption(Option.builder().longOpt("out").hasArg().argName("DIR")
+        .desc("where results.json and timeline.svg go (default: bench-results)").build());
+    o.addOption(Option.builder().longOpt("seed").hasArg().argName("N")
+        .desc("base seed of the randomized trials (default: 1); trial i uses N + i").build());
+    return o;
+  }
+
+  private static String help(Options options) {
+    StringWriter s = new StringWriter();
+    HelpFormatter.builder().get().printHelp(new PrintWriter(s), 100,
+        "amlease bench [--quick] [--out DIR] [--seed N]", "", options, 2, 4, FOOTER);
+    return s.toString();
+  }
+}

@@ -1,0 +1,79 @@
+package io.amlease.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The expectations of issue 4 ("done when"), judged on one run's figures. They are reported, never
+ * used to tune a scenario: a failed one is a finding.
+ */
+final class Checks {
+  private Checks() {}
+
+  static List<Results.Check> of(Results r) {
+    List<Results.Check> out = new ArrayList<>();
+    r.errors().forEach((scenario, why) ->
+        out.add(new Results.Check(scenario + ": the scenario ran", false, why)));
+    ScenarioResult blips = r.get(Contender.AMLEASE, "blips");
+    if (blips != null) {
+      long withinG1 = blips.trialDetails().stream()
+          .filter(d -> Boolean.TRUE.equals(d.get("within_g1_bound"))
+              && Boolean.TRUE.equals(d.get("revoked"))).count();
+      out.add(new Results.Check("amlease: 0 false revocations on blips up to 0.9 x grace",
+          blips.falseRevocations() == 0, blips.falseRevocations() + " of " + blips.trials()
+              + " blips revoked (" + withinG1 + " of them shorter than grace - renewInterval, G1)"));
+    }
+    List<Double> overlaps = new ArrayList<>();
+    for (String s : List.of("partitions", "handover")) {
+      ScenarioResult sr = r.get(Contender.AMLEASE, s);
+      if (sr != null) {
+        sr.trialDetails().stream().map(d -> (Double) d.get("overlap_ms"))
+            .filter(java.util.Objects::nonNull).forEach(overlaps::add);
+      }
+    }
+    if (!overlaps.isEmpty()) {
+      double max = overlaps.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+      out.add(new Results.Check("amlease: every overlap < 0 (partitions, handovers)", max < 0,
+          overlaps.size() + " overlaps, largest " + Summary.fmt(max)));
+    }
+    ScenarioResult random = r.get(Contender.AMLEASE, "random");
+    if (random != null) {
+      out.add(new Results.Check("amlease: 0 violations in randomized trials",
+          random.violations() == 0, random.violations() + " violations in " + random.trials()
+              + " trials" + seeds(random)));
+    }
+    if (r.scale() != null) {
+      out.add(new Results.Check("amlease: 0 revocations across a ZooKeeper restart at scale",
+          r.scale().restartRevocations() == 0, r.scale().restartRevocations() + " of "
+              + r.scale().leases() + " leases revoked"));
+    }
+    ScenarioResult def = r.get(Contender.CURATOR_DEFAULT, "blips");
+    if (def != null) {
+      out.add(new Results.Check("curator-default: false revocations on blips",
+          def.falseRevocations() > 0, def.falseRevocations() + " of " + def.trials()
+              + " blips revoked (" + byKind(def) + ")"));
+    }
+    ScenarioResult ses = r.get(Contender.CURATOR_SESSION, "partitions");
+    if (ses != null && ses.overlapMs() != null) {
+      out.add(new Results.Check("curator-session: positive overlap in partitions",
+          ses.overlapMs().max() > 0, "overlap " + ses.overlapMs().brief()));
+    }
+    return out;
+  }
+
+  private static String seeds(ScenarioResult s) {
+    return s.violatingSeeds().isEmpty() ? "" : ", seeds " + s.violatingSeeds();
+  }
+
+  private static String byKind(ScenarioResult s) {
+    long silent = count(s.trialDetails(), "silent");
+    long reset = count(s.trialDetails(), "reset");
+    return "silent " + silent + ", reset " + reset;
+  }
+
+  private static long count(List<Map<String, Object>> details, String kind) {
+    return details.stream().filter(d -> kind.equals(d.get("kind"))
+        && Boolean.TRUE.equals(d.get("revoked"))).count();
+  }
+}

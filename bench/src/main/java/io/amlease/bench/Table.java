@@ -1,0 +1,81 @@
+package io.amlease.bench;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/** The run as a plain-text table: one column per contender, one row per figure. */
+final class Table {
+  private Table() {}
+
+  static void print(Results r, PrintStream out) {
+    List<Contender> cs = r.contenders().keySet().stream().map(Contender::byLabel).toList();
+    out.printf("amlease bench: %s run, T = %s, amlease grace %s / renew %s, seed %d, %.0f s%n%n",
+        r.mode(), Summary.fmt(r.sessionTimeoutMs()), Summary.fmt(r.amleaseGraceMs()),
+        Summary.fmt(r.amleaseRenewIntervalMs()), r.seed(), r.elapsedSeconds());
+    List<String[]> rows = new ArrayList<>();
+    List<String> header = new ArrayList<>(List.of("figure (median [min, max])"));
+    cs.forEach(c -> header.add(c.label()));
+    rows.add(header.toArray(String[]::new));
+    row(rows, r, cs, "blips: revoked / trials", "blips",
+        s -> s.falseRevocations() + " / " + s.trials());
+    row(rows, r, cs, "partition: overlap (>0 = 2 leaders)", "partitions", s -> brief(s.overlapMs()));
+    row(rows, r, cs, "partition: failover", "partitions", s -> brief(s.failoverMs()));
+    row(rows, r, cs, "handover: latency", "handover", s -> brief(s.latencyMs()));
+    row(rows, r, cs, "handover: overlap", "handover", s -> brief(s.overlapMs()));
+    row(rows, r, cs, "crash (SIGKILL): failover", "crash", s -> brief(s.failoverMs()));
+    row(rows, r, cs, "random: violations / trials", "random",
+        s -> s.violations() + " / " + s.trials()
+            + (s.violatingSeeds().isEmpty() ? "" : " seeds " + s.violatingSeeds()));
+    int[] widths = new int[header.size()];
+    for (String[] row : rows) {
+      for (int i = 0; i < row.length; i++) {
+        widths[i] = Math.max(widths[i], row[i].length());
+      }
+    }
+    for (String[] row : rows) {
+      StringBuilder b = new StringBuilder();
+      for (int i = 0; i < row.length; i++) {
+        b.append(String.format("%-" + widths[i] + "s", row[i])).append(i + 1 < row.length ? " | " : "");
+      }
+      out.println(b.toString().stripTrailing());
+    }
+    out.println();
+    if (r.scale() != null) {
+      Scale s = r.scale();
+      out.printf("scale (amlease, %d leases, one server): acquire all %s; %.2f ZooKeeper requests/s "
+              + "per lease; %.1f KiB heap per lease; server restart: %d revoked, %d still holding%n",
+          s.leases(), Summary.fmt(s.acquireAllMs()), s.requestsPerSecondPerLease(),
+          s.heapBytesPerLease() / 1024.0, s.restartRevocations(), s.holdingAfterRestart());
+    }
+    if (r.overhead() != null) {
+      Overhead o = r.overhead();
+      out.printf("overhead: fenced write %.0f/s vs plain setData %.0f/s, ratio %.3f%n",
+          o.fencedPerSecond(), o.plainPerSecond(), o.ratio());
+    }
+    if (!r.checks().isEmpty()) {
+      out.println();
+      out.println("checks (issue 4, done when):");
+      r.checks().forEach(c -> out.printf("  [%s] %s: %s%n", c.held() ? "ok" : "NO", c.expectation(),
+          c.found()));
+    }
+  }
+
+  private static void row(List<String[]> rows, Results r, List<Contender> cs, String name,
+      String scenario, Function<ScenarioResult, String> cell) {
+    if (cs.stream().allMatch(c -> r.get(c, scenario) == null)) {
+      return;
+    }
+    List<String> row = new ArrayList<>(List.of(name));
+    for (Contender c : cs) {
+      ScenarioResult s = r.get(c, scenario);
+      row.add(s == null ? "-" : cell.apply(s));
+    }
+    rows.add(row.toArray(String[]::new));
+  }
+
+  private static String brief(Summary s) {
+    return s == null ? "-" : s.brief();
+  }
+}

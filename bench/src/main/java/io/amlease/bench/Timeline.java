@@ -1,0 +1,78 @@
+package io.amlease.bench;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * Who started and stopped acting when, for every holder of one trial, on one {@link System#nanoTime()}
+ * axis. Holders in one JVM call it from their listener callbacks, so edges are comparable.
+ */
+final class Timeline {
+  enum Edge { START, STOP }
+
+  record Event(String holder, Edge edge, long epoch, long nanos) {}
+
+  private final List<Event> events = new CopyOnWriteArrayList<>();
+  private long terms;
+
+  void started(String holder, long epoch) {
+    events.add(new Event(holder, Edge.START, epoch, System.nanoTime()));
+  }
+
+  /**
+   * Records a start for a holder that has no epoch of its own (a Curator latch) and numbers its term
+   * by the order in which holders began acting: the term an outside observer would assign.
+   */
+  synchronized long startedNextTerm(String holder) {
+    long term = ++terms;
+    started(holder, term);
+    return term;
+  }
+
+  void stopped(String holder, long epoch) {
+    events.add(new Event(holder, Edge.STOP, epoch, System.nanoTime()));
+  }
+
+  List<Event> events() {
+    return List.copyOf(events);
+  }
+
+  /** The first {@code edge} of {@code holder} at or after {@code fromNanos}. */
+  Optional<Event> first(String holder, Edge edge, long fromNanos) {
+    return events.stream().filter(e -> e.holder().equals(holder) && e.edge() == edge
+        && e.nanos() - fromNanos >= 0).findFirst();
+  }
+
+  long count(String holder, Edge edge, long fromNanos, long toNanos) {
+    return events.stream().filter(e -> e.holder().equals(holder) && e.edge() == edge
+        && e.nanos() - fromNanos >= 0 && e.nanos() - toNanos <= 0).count();
+  }
+
+  /**
+   * Acting intervals up to {@code endNanos}: edges after it are ignored (the trial's own clean-up), and
+   * an interval still open then ends there.
+   */
+  List<History.Interval> intervals(long endNanos) {
+    List<History.Interval> out = new ArrayList<>();
+    Map<String, Event> open = new HashMap<>();
+    for (Event e : events) {
+      if (e.nanos() - endNanos > 0) {
+        continue;
+      }
+      if (e.edge() == Edge.START) {
+        open.putIfAbsent(e.holder(), e);
+      } else {
+        Event s = open.remove(e.holder());
+        if (s != null) {
+          out.add(new History.Interval(e.holder(), s.epoch(), s.nanos(), e.nanos()));
+        }
+      }
+    }
+    open.values().forEach(s -> out.add(new History.Interval(s.holder(), s.epoch(), s.nanos(), endNanos)));
+    return out;
+  }
+}

@@ -1,0 +1,59 @@
+package io.amlease.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class HistoryCheckerTest {
+  private static final long MS = 1_000_000;
+
+  @Test
+  void aCleanHandoverHistoryHasNoViolations() {
+    History h = new History(
+        List.of(new History.Interval("a", 1, 0, 100 * MS), new History.Interval("b", 2, 150 * MS, 400 * MS)),
+        List.of(new History.LeaderVersion(10, 1), new History.LeaderVersion(20, 2)),
+        List.of(new History.Write("a", 1, 0), new History.Write("a", 1, 1), new History.Write("b", 2, 2)));
+
+    assertThat(HistoryChecker.violations(h)).isEmpty();
+  }
+
+  @Test
+  void twoLeadersAtOnceAreDetected() {
+    History h = new History(
+        List.of(new History.Interval("a", 1, 0, 300 * MS), new History.Interval("b", 2, 100 * MS, 400 * MS)),
+        List.of(), List.of());
+
+    assertThat(HistoryChecker.violations(h)).singleElement().asString()
+        .contains("two leaders", "a (epoch 1)", "b (epoch 2)", "200 ms");
+  }
+
+  @Test
+  void oneHolderReacquiringIsNotAnOverlap() {
+    History h = new History(
+        List.of(new History.Interval("a", 1, 0, 100 * MS), new History.Interval("a", 2, 50 * MS, 200 * MS)),
+        List.of(), List.of());
+
+    assertThat(HistoryChecker.violations(h)).isEmpty();
+  }
+
+  @Test
+  void anEpochGoingBackwardsInTheLeaderNodeIsDetected() {
+    History h = new History(List.of(),
+        List.of(new History.LeaderVersion(30, 3), new History.LeaderVersion(10, 1),
+            new History.LeaderVersion(40, 2)),
+        List.of());
+
+    assertThat(HistoryChecker.violations(h)).singleElement().asString()
+        .contains("epoch went backwards", "epoch 2 after epoch 3");
+  }
+
+  @Test
+  void aWriteFromASupersededEpochAfterTheNewEpochWroteIsDetected() {
+    History h = new History(List.of(), List.of(),
+        List.of(new History.Write("a", 1, 0), new History.Write("b", 2, 1), new History.Write("a", 1, 2)));
+
+    assertThat(HistoryChecker.violations(h)).singleElement().asString()
+        .contains("superseded write", "a wrote in epoch 1 (version 2)", "b had written in epoch 2");
+  }
+}
