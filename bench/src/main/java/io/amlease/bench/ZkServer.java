@@ -33,8 +33,9 @@ final class ZkServer implements AutoCloseable {
     System.setProperty("zookeeper.4lw.commands.whitelist", "srvr");
     // maxClientCnxns: the server's default of 60 connections per client address would refuse the
     // scale scenario's leases, which all come from 127.0.0.1 (in production, from many hosts).
+    // clientPortAddress: loopback only; without it the server listens on every interface.
     InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, TICK_MS, -1,
-        Map.of("maxClientCnxns", "0"), "127.0.0.1");
+        Map.of("maxClientCnxns", "0", "clientPortAddress", "127.0.0.1"), "127.0.0.1");
     return new ZkServer(new TestingServer(spec, true));
   }
 

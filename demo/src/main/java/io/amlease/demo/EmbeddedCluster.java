@@ -70,7 +70,9 @@ public final class EmbeddedCluster implements AutoCloseable {
     Files.createDirectories(s.workDir());
     TestingServer zk = new TestingServer(new InstanceSpec(
         s.workDir().resolve("zookeeper").toFile(), -1, -1, -1, true, -1,
-        Math.toIntExact(s.zkTick().toMillis()), -1, Map.of(), "127.0.0.1"), true);
+        Math.toIntExact(s.zkTick().toMillis()), -1,
+        // Loopback only: without clientPortAddress the server listens on every interface.
+        Map.of("clientPortAddress", "127.0.0.1"), "127.0.0.1"), true);
     MiniYARNCluster yarn = null;
     try {
       yarn = newMiniYarn(s);

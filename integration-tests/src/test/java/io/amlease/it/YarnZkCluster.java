@@ -52,9 +52,10 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
 
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
-    // 500 ms ticks: ZooKeeper grants sessions of 1–10 s, so session expiry is quick to test.
-    zk = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 500, -1, Map.of(),
-        "127.0.0.1"), true);
+    // 500 ms ticks: ZooKeeper grants sessions of 1–10 s, so session expiry is quick to test. Bound
+    // to loopback: without clientPortAddress the server listens on every interface.
+    zk = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 500, -1,
+        Map.of("clientPortAddress", "127.0.0.1"), "127.0.0.1"), true);
     YarnConfiguration conf = new YarnConfiguration();
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 128);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, 2048);

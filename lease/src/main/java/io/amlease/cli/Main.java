@@ -18,6 +18,7 @@ public final class Main {
         kill     (bin/amlease) kill an application and wait until it is KILLED
         zookeeper [PORT [DIR]]  (bin/amlease) a local ZooKeeper on 127.0.0.1 for trying it out
         demo     (bin/amlease) embedded ZooKeeper + YARN: a sample app, a blip, a failover
+        bench    (bin/amlease) amlease vs Curator's latches on the same faults (--quick: < 5 min)
 
       Run 'amlease <command> --help' for the flags of a command.
       """;

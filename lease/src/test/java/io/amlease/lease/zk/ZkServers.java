@@ -28,7 +28,10 @@ public final class ZkServers {
     return new TestingCluster(specs);
   }
 
+  /** Bound to loopback: without clientPortAddress the server listens on every interface. */
   private static InstanceSpec spec(int serverId, Map<String, Object> props) {
-    return new InstanceSpec(null, -1, -1, -1, true, serverId, TICK_MS, -1, props, "127.0.0.1");
+    Map<String, Object> all = new java.util.HashMap<>(props);
+    all.put("clientPortAddress", "127.0.0.1");
+    return new InstanceSpec(null, -1, -1, -1, true, serverId, TICK_MS, -1, all, "127.0.0.1");
   }
 }
