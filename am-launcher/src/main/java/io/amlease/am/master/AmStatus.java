@@ -80,7 +80,8 @@ final class AmStatus {
         .gauge("amlease_am_workers_running", "worker containers running",
             w == null ? 0 : w.running())
         .counter("amlease_am_worker_restarts_total",
-            "worker containers started to replace ones that ended", w == null ? 0 : w.restarts());
+            "worker containers that ended by themselves and were replaced",
+            w == null ? 0 : w.restarts());
     return out.toString();
   }
 }

@@ -148,8 +148,8 @@ public final class ApplicationMaster {
 
       while (true) {
         Event e = events.take();
-        if (e instanceof NewerAttempt n) {
-          // Not leading yet: the newer attempt will lead; this one just waits to be stopped.
+        if (e instanceof NewerAttempt) {
+          // Not leading (yet): nothing to give up; YARN stops this attempt, the newer one leads.
           if (epoch != null) {
             lease.revoke(RevocationReason.NEWER_ATTEMPT);
           }

@@ -34,7 +34,6 @@ final class Workers implements AutoCloseable {
   private final NMClientAsync nm;
   private final Map<ContainerId, Container> running = new ConcurrentHashMap<>();
   private int pending;
-  private int replacing;
   private volatile long restarts;
   private volatile int adopted;
   private Epoch epoch;
@@ -71,7 +70,7 @@ final class Workers implements AutoCloseable {
     return running.size();
   }
 
-  /** Workers started to replace ones that ended while this attempt led. */
+  /** Workers that ended by themselves while this attempt led, and were asked for again. */
   long restarts() {
     return restarts;
   }
@@ -122,10 +121,6 @@ final class Workers implements AutoCloseable {
         continue;
       }
       pending--;
-      if (replacing > 0) {
-        replacing--;
-        restarts++;
-      }
       rm.removeContainerRequest(new ContainerRequest(c.getResource(), null, null,
           WORKER_PRIORITY));
       running.put(c.getId(), c);
@@ -147,7 +142,7 @@ final class Workers implements AutoCloseable {
       LOG.info("worker {} ended (exit {}, {})", s.getContainerId(), s.getExitStatus(),
           s.getDiagnostics());
       if (!stopping && epoch != null && s.getExitStatus() != ContainerExitStatus.KILLED_BY_APPMASTER) {
-        replacing++;
+        restarts++;
         topUp();
       }
     }
