@@ -395,9 +395,10 @@ public final class ZkLease implements Lease {
     } else {
       LOG.warn("revoked {} epoch {}: {} ({})", config.leasePath(), t.epoch, reason, detail);
     }
+    // The holder must stop by the deadline (G2): tell it first, then count and log.
+    events.execute(() -> listener.revoked(t.epoch, reason));
     stats.revoked(new LeaseStats.Revocation(wall.instant(), t.epoch.value(), reason, detail));
     eventLog.revoked(t.epoch, t.sessionId, reason, detail);
-    events.execute(() -> listener.revoked(t.epoch, reason));
     return true;
   }
 
@@ -432,11 +433,11 @@ public final class ZkLease implements Lease {
       return results.subList(1, results.size());
     } catch (KeeperException e) {
       if (failedOp(e) == 0) {
+        revoke(t, RevocationReason.FENCED, "fenced write refused: " + paths.epoch()
+            + " is no longer at our token " + t.epoch.token());
         stats.fencedWrite(true);
         eventLog.fenced(t.epoch, t.sessionId, paths.epoch() + " is no longer at our token "
             + t.epoch.token());
-        revoke(t, RevocationReason.FENCED, "fenced write refused: " + paths.epoch()
-            + " is no longer at our token " + t.epoch.token());
         throw new LeaseException.Fenced("epoch " + t.epoch.value() + " was superseded; write refused"
             + " by ZooKeeper", e);
       }
