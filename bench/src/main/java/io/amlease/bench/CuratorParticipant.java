@@ -1,5 +1,6 @@
 package io.amlease.bench;
 
+import io.amlease.lease.zk.ZkClients;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -107,7 +108,8 @@ final class CuratorParticipant implements Participant {
   @Override
   public void close() {
     LeaderLatch l = latch;
-    Thread closer = new Thread(() -> {
+    // Over a silent link a session close waits up to 2T/3 for its answer; do not hold the run for it.
+    ZkClients.closeWithin(() -> {
       try {
         if (l != null && l.getState() == LeaderLatch.State.STARTED) {
           l.close();
@@ -116,14 +118,6 @@ final class CuratorParticipant implements Participant {
         // The session's end removes the latch node.
       }
       client.close();
-    }, "bench-close-" + id);
-    closer.setDaemon(true);
-    closer.start();
-    // Over a silent link a session close waits up to 2T/3 for its answer; do not hold the run for it.
-    try {
-      closer.join(CLOSE_WAIT.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    }, CLOSE_WAIT, "bench-close-" + id);
   }
 }

@@ -66,4 +66,23 @@ public final class ZkClients {
     return connect(connectString, LeaseConfig.DEFAULT_SESSION_TIMEOUT, connectionTimeout, null,
         List.of());
   }
+
+  /**
+   * Runs {@code close} (a session close, and whatever must precede it) on a daemon thread and waits
+   * at most {@code wait} for it. Over a link that is still open but silent, ZooKeeper's close waits
+   * for the close-session answer until the client gives up on the connection (up to 2T/3); whoever
+   * has already stopped acting must not wait that long. Connected, a close takes milliseconds and
+   * removes the session's ephemeral nodes at once. Returns whether the close finished in time.
+   */
+  public static boolean closeWithin(Runnable close, Duration wait, String threadName) {
+    Thread closer = new Thread(close, threadName);
+    closer.setDaemon(true);
+    closer.start();
+    try {
+      closer.join(wait.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return !closer.isAlive();
+  }
 }

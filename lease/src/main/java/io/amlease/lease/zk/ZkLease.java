@@ -568,22 +568,11 @@ public final class ZkLease implements Lease {
   }
 
   /**
-   * Closes the session. Over a link that is still open but silent, ZooKeeper's close waits for the
-   * close-session answer until the client gives up on the connection (up to 2T/3); a holder that has
-   * already stopped acting must not wait that long to exit, so the wait is bounded and the rest of the
-   * close finishes on a daemon thread. Connected, the close takes milliseconds and removes our
-   * ephemeral nodes at once, which is what makes a clean handover fast.
+   * Closes the session, waiting at most {@link #CLOSE_WAIT}: a holder that has already stopped
+   * acting must not wait for a silent link (see {@link ZkClients#closeWithin}).
    */
   private static void closeClient(CuratorFramework c) {
-    Thread closer = new Thread(c::close, "amlease-close");
-    closer.setDaemon(true);
-    closer.start();
-    try {
-      closer.join(CLOSE_WAIT.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    if (closer.isAlive()) {
+    if (!ZkClients.closeWithin(c::close, CLOSE_WAIT, "amlease-close")) {
       LOG.info("ZooKeeper session close still pending after {}; not waiting for it",
           Durations.format(CLOSE_WAIT));
     }
