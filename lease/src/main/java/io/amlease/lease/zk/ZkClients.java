@@ -21,7 +21,9 @@ public final class ZkClients {
    * <p>{@link SessionConnectionStateErrorPolicy}: SUSPENDED is not an error, so the latch does not drop
    * on a blip; the lease's watchdog owns that decision. The ensemble tracker is off: it would replace
    * the configured connect string (a proxy, a load balancer, a fault proxy in tests) with the servers'
-   * own addresses.
+   * own addresses. The ZooKeeper handles reconnect without the client's 1 s pause between passes over
+   * the server list ({@link PromptHostProvider}), so that a short outage costs no more grace than it
+   * lasts plus ZooKeeper's random 0–1 s.
    *
    * @throws LeaseException.Unavailable when no server answered in time
    */
@@ -34,7 +36,8 @@ public final class ZkClients {
         .connectionTimeoutMs(Math.toIntExact(connectionTimeout.toMillis()))
         .retryPolicy(new ExponentialBackoffRetry(100, 5, 2000))
         .connectionStateErrorPolicy(new SessionConnectionStateErrorPolicy())
-        .ensembleTracker(false);
+        .ensembleTracker(false)
+        .zookeeperFactory(PromptHostProvider.factory());
     if (acl != null) {
       b.aclProvider(acl);
     }
