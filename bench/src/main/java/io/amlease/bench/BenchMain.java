@@ -28,8 +28,9 @@ public final class BenchMain {
       Full: T = 10 s, more trials, 1,000 leases (about 11 minutes on 2 cores).
 
       Exit status:
-        0    finished; every expectation of issue 4 held (see 'checks')
-        1    finished; at least one expectation did not hold (a finding: see 'checks')
+        0    finished; every binding expectation held (see 'checks': those that follow
+             from DESIGN.md's guarantees; '[note]' lines ask more and do not count)
+        1    finished; at least one binding expectation did not hold (see 'checks')
         64   bad flags
         70   the benchmark could not run (e.g. ZooKeeper did not start); see stderr""";
 
@@ -78,7 +79,7 @@ public final class BenchMain {
       out.println();
       out.println("wrote " + cfg.out().resolve("results.json")
           + (r.traces().isEmpty() ? "" : " and " + cfg.out().resolve("timeline.svg")));
-      return r.checks().stream().allMatch(Results.Check::held) ? OK : EXPECTATION_FAILED;
+      return r.checks().stream().allMatch(c -> c.held() || !c.binding()) ? OK : EXPECTATION_FAILED;
     } catch (Exception e) {
       err.println("amlease bench: failed: " + e);
       e.printStackTrace(err);

@@ -35,7 +35,8 @@ record Scale(int leases, double acquireAllMs, double requestsPerSecondPerLease,
     Timeline timeline = new Timeline();
     List<Participant> leases = new ArrayList<>();
     ExecutorService pool = Executors.newFixedThreadPool(STARTERS);
-    try (ZkServer server = ZkServer.start()) {
+    ZkServer server = ZkServer.start();
+    try {
       long heapBefore = usedHeap();
       for (int i = 0; i < n; i++) {
         leases.add(Contender.AMLEASE.participant("s" + i, server.connectString(),
@@ -74,7 +75,9 @@ record Scale(int leases, double acquireAllMs, double requestsPerSecondPerLease,
           heapPerLease, revoked, holding);
     } finally {
       pool.shutdownNow();
+      // Leases first: with the server gone, each close would wait out its grace and revoke.
       closeAll(leases);
+      server.close();
     }
   }
 
