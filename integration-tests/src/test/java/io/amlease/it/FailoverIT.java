@@ -67,8 +67,8 @@ class FailoverIT {
     Path record = dir.resolve("record");
     Path workerLog = dir.resolve("workers");
     try (FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", cluster.zkPort()))) {
-      // T = 10 s: grace 6.67 s, renewals every 1.67 s. A reset costs its own length plus up to ~2 s
-      // of the ZooKeeper client's reconnect backoff, on top of the age of the last ack.
+      // T = 10 s: grace 6.67 s, renewals every 1.67 s. A reset costs its own length plus up to 1 s
+      // of the ZooKeeper client's random reconnect delay, on top of the age of the last ack.
       ApplicationId id = submit("it-blip", proxy.connectString(), "10s", record, workerLog);
       LeaderInfo leader = awaitLeader("/amlease/it-blip", 1);
       await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(workerLog)
