@@ -56,8 +56,13 @@ final class HolderProcess implements AutoCloseable {
     return holder;
   }
 
-  /** Whether the child has started its holder within {@code within}. */
-  boolean awaitReady(Duration within) throws InterruptedException {
+  /**
+   * Tells the child to start its holder; returns whether it has (connected and campaigning) within
+   * {@code within}, which includes the JVM's own start-up.
+   */
+  boolean start(Duration within) throws IOException, InterruptedException {
+    process.getOutputStream().write("start\n".getBytes(StandardCharsets.US_ASCII));
+    process.getOutputStream().flush();
     return ready.await(within.toNanos(), TimeUnit.NANOSECONDS);
   }
 

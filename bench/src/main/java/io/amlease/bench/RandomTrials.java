@@ -104,9 +104,10 @@ final class RandomTrials {
           holders.add(HolderProcess.launch(c, "h" + h, proxy.connectString(), path, data, t,
               timeline, writes));
         }
+        // One after another, as before holders had their own JVMs: h0 leads first.
         for (HolderProcess h : holders) {
-          Pair.require(h.awaitReady(CHILD_START), c, "holder process " + h.holder()
-              + " did not start", CHILD_START);
+          Pair.require(h.start(CHILD_START), c, "holder process " + h.holder() + " did not start",
+              CHILD_START);
         }
         for (RandomSchedule.Step step : schedule.steps()) {
           Waits.sleep(step.gapBefore());

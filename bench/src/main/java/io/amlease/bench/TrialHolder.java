@@ -1,5 +1,7 @@
 package io.amlease.bench;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -15,7 +17,9 @@ import java.time.Duration;
  * STOP epoch nanos                   stopped acting
  * WRITE epoch version nanos          a write was accepted, leaving the data node at version
  * </pre>
- * It exits when its stdin ends, so it does not outlive the trial (or a benchmark that died).
+ * It starts its holder when a line arrives on stdin — the JVMs of a trial start at once, their holders
+ * one after another, so that h0 leads first as the schedule expects — and exits when stdin ends, so
+ * that it does not outlive the trial (or a benchmark that died).
  * Arguments: contender label, holder id, connect string, lease path, data path, session timeout in ms.
  */
 public final class TrialHolder {
@@ -30,6 +34,10 @@ public final class TrialHolder {
       System.err.println("usage: TrialHolder CONTENDER HOLDER CONNECT PATH DATA_PATH SESSION_TIMEOUT_MS");
       System.exit(64);
     }
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
+    if (in.readLine() == null) {
+      System.exit(0);
+    }
     String holder = args[1];
     Timeline timeline = new Timeline(e -> report(e.edge() + " " + e.epoch() + " " + e.nanos()));
     Participant p = Contender.byLabel(args[0]).participant(holder, args[2], args[3],
@@ -39,8 +47,8 @@ public final class TrialHolder {
     Thread writer = new Thread(() -> write(p, args[4], holder), "bench-writer-" + holder);
     writer.setDaemon(true);
     writer.start();
-    while (System.in.read() != -1) {
-      // Nothing is sent; this only waits for the trial to close our stdin.
+    while (in.readLine() != null) {
+      // Nothing more is sent; this only waits for the trial to close our stdin.
     }
     System.exit(0);
   }

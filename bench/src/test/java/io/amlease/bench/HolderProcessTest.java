@@ -34,7 +34,7 @@ class HolderProcessTest {
 
   private static void holdAndPause(HolderProcess h, Timeline timeline,
       List<HolderProcess.Write> writes, long before) throws Exception {
-    assertThat(h.awaitReady(WITHIN)).isTrue();
+    assertThat(h.start(WITHIN)).isTrue();
     assertThat(Waits.until(() -> writes.size() >= 3, WITHIN)).isTrue();
 
     History.Pause pause = h.pause(Duration.ofMillis(500));
