@@ -4,7 +4,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -38,18 +37,14 @@ final class HolderProcess implements AutoCloseable {
   }
 
   /**
-   * Starts holder {@code holder} of contender {@code c}, reaching ZooKeeper at {@code connect} (its
-   * fault proxy), on lease {@code path}, writing to {@code dataPath}. The child's stderr (its logs) is
-   * discarded: stdout is its report, and the benchmark's own stdout is the table.
+   * Launches the JVM of holder {@code holder} of contender {@code c}, which will reach ZooKeeper at
+   * {@code connect} (its fault proxy), on lease {@code path}, writing to {@code dataPath}; its holder
+   * starts on {@link #start}.
    */
   static HolderProcess launch(Contender c, String holder, String connect, String path,
       String dataPath, Duration t, Timeline timeline, List<Write> writes) throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb = new ProcessBuilder(java, "-Xmx128m", "-XX:TieredStopAtLevel=1",
-        "-cp", System.getProperty("java.class.path"), TrialHolder.class.getName(), c.label(), holder,
-        connect, path, dataPath, Long.toString(t.toMillis()));
-    pb.redirectError(ProcessBuilder.Redirect.DISCARD);
-    return new HolderProcess(holder, pb.start(), timeline, writes);
+    return new HolderProcess(holder, ChildJvm.start(TrialHolder.class, c.label(), holder, connect,
+        path, dataPath, Long.toString(t.toMillis())), timeline, writes);
   }
 
   String holder() {
