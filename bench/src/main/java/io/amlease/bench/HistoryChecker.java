@@ -26,8 +26,10 @@ final class HistoryChecker {
    *
    * @param violations safety violations, one sentence each
    * @param pauseOverlaps overlaps explained by a process pause (not violations)
+   * @param supersededWrites how many of the violations are accepted writes from a superseded epoch
+   *     (what fencing, G3, must prevent even under pauses)
    */
-  record Verdict(List<String> violations, List<PauseOverlap> pauseOverlaps) {
+  record Verdict(List<String> violations, List<PauseOverlap> pauseOverlaps, int supersededWrites) {
     /** The longest pause overlap in milliseconds, 0 when there was none. */
     double pauseOverlapMaxMs() {
       return Waits.ms(pauseOverlaps.stream().mapToLong(PauseOverlap::nanos).max().orElse(0));
@@ -49,8 +51,9 @@ final class HistoryChecker {
     List<PauseOverlap> pauseOverlaps = new ArrayList<>();
     overlaps(h, found, pauseOverlaps);
     leaderEpochs(h.leaderVersions(), found);
+    int before = found.size();
     supersededWrites(h.writes(), found);
-    return new Verdict(List.copyOf(found), List.copyOf(pauseOverlaps));
+    return new Verdict(List.copyOf(found), List.copyOf(pauseOverlaps), found.size() - before);
   }
 
   private static void overlaps(History h, List<String> found, List<PauseOverlap> pauseOverlaps) {

@@ -53,6 +53,7 @@ final class RandomTrials {
             .filter(st -> st.kind() == RandomSchedule.Kind.PAUSE).count());
         d.put("violations", v.size());
         d.put("examples", v.stream().limit(3).toList());
+        d.put("superseded_writes", verdict.supersededWrites());
         d.put("pause_overlaps", verdict.pauseOverlaps().size());
         d.put("pause_overlap_max_ms", verdict.pauseOverlapMaxMs());
         d.put("pause_overlap_examples", verdict.pauseOverlaps().stream()

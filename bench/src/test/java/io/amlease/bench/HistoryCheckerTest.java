@@ -113,6 +113,7 @@ class HistoryCheckerTest {
     HistoryChecker.Verdict v = HistoryChecker.check(h);
 
     assertThat(v.violations()).singleElement().asString().contains("superseded write");
+    assertThat(v.supersededWrites()).isEqualTo(1);
     assertThat(v.pauseOverlaps()).hasSize(1);
   }
 
