@@ -3,7 +3,6 @@ package io.amlease.bench;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -61,12 +60,8 @@ final class Crash {
 
   private static Process launch(Contender c, ZkServer server, String path, Duration t)
       throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb = new ProcessBuilder(java, "-Xmx128m", "-XX:TieredStopAtLevel=1",
-        "-cp", System.getProperty("java.class.path"), CrashHolder.class.getName(), c.label(),
-        server.connectString(), path, Long.toString(t.toMillis()));
-    pb.redirectError(ProcessBuilder.Redirect.DISCARD);
-    return pb.start();
+    return ChildJvm.start(CrashHolder.class, c.label(), server.connectString(), path,
+        Long.toString(t.toMillis()));
   }
 
   private static void awaitActing(Process child, Contender c) throws Exception {

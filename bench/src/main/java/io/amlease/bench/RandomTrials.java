@@ -3,7 +3,6 @@ package io.amlease.bench;
 import io.amlease.lease.zk.LeaderReader;
 import io.amlease.lease.zk.ZkClients;
 import io.amlease.testkit.FaultProxy;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -13,13 +12,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
- * Scenario 5: seeded random fault schedules across 2–3 holders, each on its own fault proxy, with
- * ZooKeeper server restarts; every acting holder writes to a shared node as fast as it can (fenced for
- * amlease, plain for the latches). {@link HistoryChecker} replays what was recorded. Each contender
- * has its own server, so a restart hits only its holders, at the same moment in the schedule.
+ * Scenario 5: seeded random fault schedules across 2–3 holders, each in its own JVM and on its own
+ * fault proxy, with process pauses and ZooKeeper server restarts; every acting holder writes to a
+ * shared node every {@link TrialHolder#WRITE_EVERY} (fenced for amlease, plain for the latches).
+ * {@link HistoryChecker} replays what was recorded. Each contender has its own server, so a restart
+ * hits only its holders, at the same moment in the schedule.
  */
 final class RandomTrials {
-  private static final Duration WRITE_EVERY = Duration.ofMillis(50);
+  /** Nine JVMs may start at once on two cores. */
+  private static final Duration CHILD_START = Duration.ofSeconds(60);
+  private static final Duration CHILD_FINISH = Duration.ofSeconds(10);
 
   private RandomTrials() {}
 
@@ -27,25 +29,39 @@ final class RandomTrials {
     Map<Contender, List<Map<String, Object>>> details = new LinkedHashMap<>();
     Map<Contender, List<Long>> seeds = new LinkedHashMap<>();
     Map<Contender, Integer> counts = new LinkedHashMap<>();
+    Map<Contender, Integer> pauseOverlaps = new LinkedHashMap<>();
+    Map<Contender, Double> pauseOverlapMax = new LinkedHashMap<>();
     for (Contender c : cfg.contenders()) {
       details.put(c, new ArrayList<>());
       seeds.put(c, new ArrayList<>());
       counts.put(c, 0);
+      pauseOverlaps.put(c, 0);
+      pauseOverlapMax.put(c, 0.0);
     }
     for (int i = 0; i < cfg.randomTrials(); i++) {
       RandomSchedule schedule = RandomSchedule.generate(cfg.seed() + i, cfg.sessionTimeout(),
           cfg.randomLength());
-      Map<Contender, List<String>> found = Parallel.forEach(cfg.contenders(),
+      Map<Contender, HistoryChecker.Verdict> found = Parallel.forEach(cfg.contenders(),
           c -> trial(c, schedule, cfg.sessionTimeout()));
-      found.forEach((c, v) -> {
+      found.forEach((c, verdict) -> {
+        List<String> v = verdict.violations();
         Map<String, Object> d = new LinkedHashMap<>();
         d.put("seed", schedule.seed());
         d.put("holders", schedule.holders());
         d.put("faults", schedule.steps().size());
+        d.put("pauses", schedule.steps().stream()
+            .filter(st -> st.kind() == RandomSchedule.Kind.PAUSE).count());
         d.put("violations", v.size());
         d.put("examples", v.stream().limit(3).toList());
+        d.put("superseded_writes", verdict.supersededWrites());
+        d.put("pause_overlaps", verdict.pauseOverlaps().size());
+        d.put("pause_overlap_max_ms", verdict.pauseOverlapMaxMs());
+        d.put("pause_overlap_examples", verdict.pauseOverlaps().stream()
+            .map(HistoryChecker.PauseOverlap::description).limit(3).toList());
         details.get(c).add(d);
         counts.merge(c, v.size(), Integer::sum);
+        pauseOverlaps.merge(c, verdict.pauseOverlaps().size(), Integer::sum);
+        pauseOverlapMax.merge(c, verdict.pauseOverlapMaxMs(), Math::max);
         if (!v.isEmpty()) {
           seeds.get(c).add(schedule.seed());
         }
@@ -54,20 +70,25 @@ final class RandomTrials {
     Map<Contender, ScenarioResult> out = new LinkedHashMap<>();
     for (Contender c : cfg.contenders()) {
       out.put(c, new ScenarioResult(cfg.randomTrials(), null, null, null, null, counts.get(c),
-          seeds.get(c), details.get(c)));
+          seeds.get(c), details.get(c), pauseOverlaps.get(c), pauseOverlapMax.get(c)));
     }
     return out;
   }
 
-  static List<String> trial(Contender c, RandomSchedule schedule, Duration t) throws Exception {
+  /**
+   * One trial of {@code schedule} for contender {@code c}. Each holder runs in its own JVM (so that a
+   * pause stops it alone) and reaches ZooKeeper through its own fault proxy in this JVM.
+   */
+  static HistoryChecker.Verdict trial(Contender c, RandomSchedule schedule, Duration t)
+      throws Exception {
     String path = "/bench/random/" + c.label();
     String data = path + "/data";
     Timeline timeline = new Timeline();
     List<History.LeaderVersion> versions = new CopyOnWriteArrayList<>();
-    List<History.Write> writes = new CopyOnWriteArrayList<>();
+    List<HolderProcess.Write> writes = new CopyOnWriteArrayList<>();
+    List<History.Pause> pauses = new ArrayList<>();
     List<FaultProxy> proxies = new ArrayList<>();
-    List<Participant> holders = new ArrayList<>();
-    List<Thread> writers = new ArrayList<>();
+    List<HolderProcess> holders = new ArrayList<>();
     try (ZkServer server = ZkServer.start();
          CuratorFramework observer = ZkClients.connectReader(server.connectString(),
              Duration.ofSeconds(5));
@@ -81,10 +102,13 @@ final class RandomTrials {
         for (int h = 0; h < schedule.holders(); h++) {
           FaultProxy proxy = FaultProxy.start(server.address());
           proxies.add(proxy);
-          Participant p = c.participant("h" + h, proxy.connectString(), path, t, timeline, true);
-          holders.add(p);
-          p.start();
-          writers.add(writer("h" + h, p, data, writes));
+          holders.add(HolderProcess.launch(c, "h" + h, proxy.connectString(), path, data, t,
+              timeline, writes));
+        }
+        // One after another, as before holders had their own JVMs: h0 leads first.
+        for (HolderProcess h : holders) {
+          Pair.require(h.start(CHILD_START), c, "holder process " + h.holder() + " did not start",
+              CHILD_START);
         }
         for (RandomSchedule.Step step : schedule.steps()) {
           Waits.sleep(step.gapBefore());
@@ -96,41 +120,39 @@ final class RandomTrials {
               Waits.sleep(step.duration());
               proxy.heal();
             }
+            case PAUSE -> pauses.add(holders.get(step.holder()).pause(step.duration()));
             case SERVER_RESTART -> server.restart();
           }
         }
         // Quiet time, so that every consequence of the last fault is recorded.
         Waits.sleep(t.multipliedBy(2));
         long end = System.nanoTime();
-        writers.forEach(Thread::interrupt);
-        for (Thread w : writers) {
-          w.join(5000);
+        for (HolderProcess h : holders) {
+          h.finish(CHILD_FINISH);
         }
-        return HistoryChecker.violations(new History(timeline.intervals(end), List.copyOf(versions),
-            List.copyOf(writes)));
+        return HistoryChecker.check(history(c, timeline, end, versions, writes, pauses));
       } finally {
-        writers.forEach(Thread::interrupt);
+        holders.forEach(HolderProcess::close);
         proxies.forEach(FaultProxy::close);
-        holders.forEach(Participant::close);
       }
     }
   }
 
-  private static Thread writer(String holder, Participant p, String data,
-      List<History.Write> writes) {
-    Thread w = new Thread(() -> {
-      byte[] bytes = holder.getBytes(StandardCharsets.UTF_8);
-      while (!Thread.currentThread().isInterrupted()) {
-        p.write(data, bytes).ifPresent(x -> writes.add(new History.Write(holder, x.epoch(), x.version())));
-        try {
-          Thread.sleep(WRITE_EVERY.toMillis());
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }, "bench-writer-" + holder);
-    w.setDaemon(true);
-    w.start();
-    return w;
+  /**
+   * The trial's history up to {@code end}; a latch holder's own term numbers become the trial's
+   * ({@link LatchTerms}), amlease's epochs are its own.
+   */
+  private static History history(Contender c, Timeline timeline, long end,
+      List<History.LeaderVersion> versions, List<HolderProcess.Write> writes,
+      List<History.Pause> pauses) {
+    List<History.Interval> intervals = timeline.intervals(end);
+    List<History.Write> accepted = writes.stream().filter(w -> w.nanos() - end <= 0)
+        .map(w -> new History.Write(w.holder(), w.epoch(), w.version())).toList();
+    if (c != Contender.AMLEASE) {
+      LatchTerms terms = LatchTerms.of(timeline.events());
+      intervals = intervals.stream().map(terms::apply).toList();
+      accepted = accepted.stream().map(terms::apply).toList();
+    }
+    return new History(intervals, List.copyOf(versions), accepted, List.copyOf(pauses));
   }
 }

@@ -15,7 +15,19 @@ import java.util.Map;
  * @param violations safety violations found by the history checker
  * @param violatingSeeds seeds of the randomized trials with violations
  * @param trialDetails per-trial figures
+ * @param pauseOverlaps overlaps in randomized trials that followed a process pause of one side
+ *     (DESIGN.md: G2 does not hold under pauses, so they are not violations)
+ * @param pauseOverlapMaxMs the longest of those
  */
 record ScenarioResult(int trials, Integer falseRevocations, Summary overlapMs, Summary failoverMs,
     Summary latencyMs, Integer violations, List<Long> violatingSeeds,
-    List<Map<String, Object>> trialDetails) {}
+    List<Map<String, Object>> trialDetails, Integer pauseOverlaps, Double pauseOverlapMaxMs) {
+
+  /** A result of a scenario without process pauses. */
+  ScenarioResult(int trials, Integer falseRevocations, Summary overlapMs, Summary failoverMs,
+      Summary latencyMs, Integer violations, List<Long> violatingSeeds,
+      List<Map<String, Object>> trialDetails) {
+    this(trials, falseRevocations, overlapMs, failoverMs, latencyMs, violations, violatingSeeds,
+        trialDetails, null, null);
+  }
+}

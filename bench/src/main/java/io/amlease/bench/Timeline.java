@@ -6,10 +6,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * Who started and stopped acting when, for every holder of one trial, on one {@link System#nanoTime()}
- * axis. Holders in one JVM call it from their listener callbacks, so edges are comparable.
+ * axis. Holders in one JVM call it from their listener callbacks, so edges are comparable; a holder in
+ * its own process ({@link TrialHolder}) reports its edges with its own stamps, which are on the same
+ * axis (see {@link HolderProcess}), and they are {@linkplain #record recorded} as they arrive.
  */
 final class Timeline {
   enum Edge { START, STOP }
@@ -17,10 +20,23 @@ final class Timeline {
   record Event(String holder, Edge edge, long epoch, long nanos) {}
 
   private final List<Event> events = new CopyOnWriteArrayList<>();
+  private final Consumer<Event> onEdge;
   private long terms;
 
+  Timeline() {
+    this(e -> { });
+  }
+
+  /**
+   * @param onEdge told of each edge as it is recorded, on the recording thread: how a holder process
+   *     passes its edges on
+   */
+  Timeline(Consumer<Event> onEdge) {
+    this.onEdge = onEdge;
+  }
+
   void started(String holder, long epoch) {
-    events.add(new Event(holder, Edge.START, epoch, System.nanoTime()));
+    record(new Event(holder, Edge.START, epoch, System.nanoTime()));
   }
 
   /**
@@ -34,7 +50,16 @@ final class Timeline {
   }
 
   void stopped(String holder, long epoch) {
-    events.add(new Event(holder, Edge.STOP, epoch, System.nanoTime()));
+    record(new Event(holder, Edge.STOP, epoch, System.nanoTime()));
+  }
+
+  /**
+   * Records an edge stamped elsewhere (by a holder process). Edges of one holder must come in the
+   * order they happened; holders may interleave in any order, since each edge carries its time.
+   */
+  void record(Event e) {
+    events.add(e);
+    onEdge.accept(e);
   }
 
   List<Event> events() {

@@ -3,6 +3,9 @@ package io.amlease.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
 class RandomScheduleTest {
@@ -30,5 +33,22 @@ class RandomScheduleTest {
         }
       });
     }
+  }
+
+  @Test
+  void schedulesMixEveryKindOfFault() {
+    Set<RandomSchedule.Kind> seen = EnumSet.noneOf(RandomSchedule.Kind.class);
+    for (long seed = 0; seed < 50; seed++) {
+      RandomSchedule.generate(seed, T, Duration.ofSeconds(30)).steps().forEach(st -> seen.add(st.kind()));
+    }
+    assertThat(seen).containsExactlyInAnyOrder(RandomSchedule.Kind.values());
+  }
+
+  @Test
+  void theQuickRunsSeedsPauseAHolder() {
+    // --quick runs seeds 1 and 2 at T = 4 s for 20 s: at least one of them must exercise pauses.
+    assertThat(LongStream.of(1, 2).mapToObj(seed -> RandomSchedule.generate(seed, T, Duration.ofSeconds(20)))
+        .flatMap(s -> s.steps().stream()).map(RandomSchedule.Step::kind))
+        .contains(RandomSchedule.Kind.PAUSE);
   }
 }

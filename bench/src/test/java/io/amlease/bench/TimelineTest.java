@@ -38,4 +38,17 @@ class TimelineTest {
     assertThat(t.startedNextTerm("a")).isEqualTo(2);
     assertThat(t.first("a", Timeline.Edge.START, before).orElseThrow().epoch()).isEqualTo(2);
   }
+
+  @Test
+  void edgesStampedElsewhereAreKeptWithTheirStampsAndPassedOn() {
+    List<Timeline.Event> passedOn = new java.util.ArrayList<>();
+    Timeline t = new Timeline(passedOn::add);
+    t.record(new Timeline.Event("b", Timeline.Edge.START, 1, 500));
+    t.record(new Timeline.Event("a", Timeline.Edge.START, 1, 100));
+    t.record(new Timeline.Event("a", Timeline.Edge.STOP, 1, 300));
+
+    assertThat(t.intervals(1000)).containsExactlyInAnyOrder(new History.Interval("a", 1, 100, 300),
+        new History.Interval("b", 1, 500, 1000));
+    assertThat(passedOn).hasSize(3);
+  }
 }
