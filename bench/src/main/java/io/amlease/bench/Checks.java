@@ -50,6 +50,12 @@ final class Checks {
       out.add(new Results.Check("amlease: 0 violations in randomized trials",
           random.violations() == 0, random.violations() + " violations in " + random.trials()
               + " trials" + seeds(random)));
+      long superseded = random.trialDetails().stream()
+          .mapToLong(d -> ((Number) d.getOrDefault("superseded_writes", 0)).longValue()).sum();
+      out.add(new Results.Check("amlease: no superseded write accepted, process pauses included (G3)",
+          superseded == 0, superseded + " superseded writes; " + random.pauseOverlaps()
+              + " pause overlaps (G2 does not hold under pauses), longest "
+              + Summary.fmt(random.pauseOverlapMaxMs())));
     }
     if (r.scale() != null) {
       out.add(new Results.Check("amlease: 0 revocations across a ZooKeeper restart at scale",

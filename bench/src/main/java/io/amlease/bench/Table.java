@@ -28,6 +28,9 @@ final class Table {
     row(rows, r, cs, "random: violations / trials", "random",
         s -> s.violations() + " / " + s.trials()
             + (s.violatingSeeds().isEmpty() ? "" : " seeds " + s.violatingSeeds()));
+    row(rows, r, cs, "random: pause overlaps, max (G2 void)", "random",
+        s -> s.pauseOverlaps() == null ? "-"
+            : s.pauseOverlaps() + ", max " + Summary.fmt(s.pauseOverlapMaxMs()));
     int[] widths = new int[header.size()];
     for (String[] row : rows) {
       for (int i = 0; i < row.length; i++) {
