@@ -10,10 +10,13 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.client.FourLetterWordMain;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -138,6 +141,51 @@ class ToleranceTest {
         assertThat(cluster.findConnectionInstance(a.lease.zooKeeper())).isNotEqualTo(connected);
       }
     }
+  }
+
+  /**
+   * G1 names an ensemble leader change: when the leader dies, the followers drop their clients until
+   * a new leader is elected. The holder is connected to the followers only, so what it lives through
+   * is the election, not the loss of its own server (the test above).
+   */
+  @Test
+  void anEnsembleLeaderChangeKeepsTheLease() throws Exception {
+    try (TestingCluster cluster = ZkServers.cluster(3)) {
+      cluster.start();
+      await().atMost(Duration.ofSeconds(20)).until(() -> leaderOf(cluster).isPresent());
+      InstanceSpec leader = leaderOf(cluster).orElseThrow();
+      String followers = cluster.getInstances().stream().filter(i -> !i.equals(leader))
+          .map(InstanceSpec::getConnectString).collect(Collectors.joining(","));
+      try (Holder a = new Holder(config(followers, "a")).start()) {
+        Holder.Grant grant = a.awaitGrant(Duration.ofSeconds(20));
+        LeaseState before = a.lease.state();
+
+        assertThat(cluster.killServer(leader)).isTrue();
+        await().atMost(before.timing().grace())
+            .until(() -> leaderOf(cluster).filter(l -> !l.equals(leader)).isPresent());
+        long elected = System.nanoTime();
+
+        // A read answered after the new leader is up: the follower's own answer from before it
+        // noticed the loss of its leader does not count.
+        await().atMost(before.timing().grace()).until(() -> a.lease.state().lastAckNanos() > elected);
+        assertSameTerm(a, grant, before);
+      }
+    }
+  }
+
+  /** The server that says "Mode: leader" to ZooKeeper's {@code srvr} command, if one does. */
+  private static Optional<InstanceSpec> leaderOf(TestingCluster cluster) {
+    for (InstanceSpec i : cluster.getInstances()) {
+      try {
+        if (FourLetterWordMain.send4LetterWord("127.0.0.1", i.getPort(), "srvr", false, 1000)
+            .contains("Mode: leader")) {
+          return Optional.of(i);
+        }
+      } catch (Exception e) {
+        // Down, or not serving yet: not the leader.
+      }
+    }
+    return Optional.empty();
   }
 
   private static void assertSameTerm(Holder a, Holder.Grant grant, LeaseState before) {
