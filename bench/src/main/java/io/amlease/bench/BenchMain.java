@@ -24,8 +24,8 @@ public final class BenchMain {
       Compares amlease with Curator's LeaderLatch (default and SessionConnectionStateErrorPolicy)
       on the same injected faults, against real in-process ZooKeeper servers on loopback.
       Writes a table to stdout, DIR/results.json and DIR/timeline.svg; progress goes to stderr.
-      --quick: T = 4 s, a few trials each, 50 leases (about 2 minutes on 2 cores).
-      Full: T = 10 s, more trials, 1,000 leases (about 11 minutes on 2 cores).
+      --quick: T = 4 s, a few trials each, 50 leases (about 2.5 minutes on 2 cores).
+      Full: T = 10 s, more trials, 1,000 leases (about 10 minutes on 2 cores).
 
       Exit status:
         0    finished; every binding expectation held (see 'checks': those that follow
