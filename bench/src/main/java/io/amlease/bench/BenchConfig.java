@@ -36,8 +36,8 @@ record BenchConfig(boolean quick, Path out, long seed, Duration sessionTimeout, 
         || sessionTimeout.compareTo(Duration.ofSeconds(10)) > 0) {
       // The in-process server (tick 500 ms) negotiates T only within [1 s, 10 s]; below 2 s the
       // default G2 bound leaves amlease no grace at all.
-      throw new IllegalArgumentException("session timeout must be within [2s, 10s], was "
-          + sessionTimeout);
+      throw new IllegalArgumentException("--session-timeout (T) must be within [2s, 10s], was "
+          + io.amlease.lease.Durations.format(sessionTimeout));
     }
     if (blipDurations < 1 || partitionTrials < 0 || handoverTrials < 0 || crashTrials < 0
         || randomTrials < 0 || scaleLeases < 1) {
@@ -59,6 +59,15 @@ record BenchConfig(boolean quick, Path out, long seed, Duration sessionTimeout, 
     return new BenchConfig(false, out, seed, Duration.ofSeconds(10), 5, 5, 10, 3, 5,
         Duration.ofSeconds(45), 1000, Duration.ofSeconds(10), List.of(Contender.values()),
         EnumSet.allOf(Scenario.class));
+  }
+
+  /**
+   * The same run with another T (e.g. to compare with a figure measured at that T). Blip durations
+   * and partition lengths follow T; trial counts stay.
+   */
+  BenchConfig withSessionTimeout(Duration t) {
+    return new BenchConfig(quick, out, seed, t, blipDurations, partitionTrials, handoverTrials,
+        crashTrials, randomTrials, randomLength, scaleLeases, measureWindow, contenders, scenarios);
   }
 
   String mode() {

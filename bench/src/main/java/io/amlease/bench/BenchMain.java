@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.amlease.lease.Durations;
 import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.DefaultParser;
 import org.apache.commons.cli.HelpFormatter;
@@ -64,6 +65,15 @@ public final class BenchMain {
     }
     Path dir = Path.of(cl.getOptionValue("out", "bench-results"));
     BenchConfig cfg = cl.hasOption("quick") ? BenchConfig.quick(dir, seed) : BenchConfig.full(dir, seed);
+    if (cl.hasOption("session-timeout")) {
+      try {
+        cfg = cfg.withSessionTimeout(
+            Durations.parse("--session-timeout", cl.getOptionValue("session-timeout")));
+      } catch (IllegalArgumentException e) {
+        err.println("amlease bench: " + e.getMessage());
+        return USAGE;
+      }
+    }
     return run(cfg, out, err);
   }
 
@@ -93,6 +103,9 @@ public final class BenchMain {
     o.addOption(Option.builder().longOpt("quick").desc("short run: T = 4 s, few trials").build());
     o.addOption(Option.builder().longOpt("out").hasArg().argName("DIR")
         .desc("where results.json and timeline.svg go (default: bench-results)").build());
+    o.addOption(Option.builder("T").longOpt("session-timeout").hasArg().argName("DURATION")
+        .desc("T for every contender, within [2s, 10s] (default: 4s with --quick, else 10s)")
+        .build());
     o.addOption(Option.builder().longOpt("seed").hasArg().argName("N")
         .desc("base seed of the randomized trials (default: 1); trial i uses N + i").build());
     return o;
@@ -101,7 +114,7 @@ public final class BenchMain {
   private static String help(Options options) {
     StringWriter s = new StringWriter();
     HelpFormatter.builder().get().printHelp(new PrintWriter(s), 100,
-        "amlease bench [--quick] [--out DIR] [--seed N]", "", options, 2, 4, FOOTER);
+        "amlease bench [--quick] [--out DIR] [--seed N] [-T DURATION]", "", options, 2, 4, FOOTER);
     return s.toString();
   }
 }

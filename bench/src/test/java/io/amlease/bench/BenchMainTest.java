@@ -1,0 +1,45 @@
+package io.amlease.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Bad flags are refused before anything runs, with the flag and the bound in the message. */
+class BenchMainTest {
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private int run(String... args) {
+    return BenchMain.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void aSessionTimeoutOutsideTheServersRangeIsRefused(@TempDir Path dir) {
+    Path results = dir.resolve("r");
+    assertThat(run("--quick", "--out", results.toString(), "--session-timeout", "12s"))
+        .isEqualTo(BenchMain.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("--session-timeout", "[2s, 10s]", "was 12s");
+    assertThat(Files.exists(results)).as("nothing written").isFalse();
+  }
+
+  @Test
+  void aSessionTimeoutWithoutAUnitIsRefused() {
+    assertThat(run("-T", "6")).isEqualTo(BenchMain.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--session-timeout", "'6'",
+        "is not a duration");
+  }
+
+  @Test
+  void helpNamesTheFlag() {
+    assertThat(run("--help")).isEqualTo(BenchMain.OK);
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("--session-timeout <DURATION>");
+  }
+}
