@@ -264,6 +264,9 @@ public final class ZkLease implements Lease {
         // Closed while acquiring: closing the session removes our ephemeral leader node.
         return;
       }
+      // Counted before HOLDING is visible, so that no status report shows a holder with no
+      // acquisition (HoldStatusTest caught one).
+      stats.acquired();
       phase = Phase.HOLDING;
       term = t;
       lastEpoch = t.epoch;
@@ -272,7 +275,6 @@ public final class ZkLease implements Lease {
     }
     LOG.info("granted {} epoch {} (session 0x{})", config.leasePath(), t.epoch,
         Long.toHexString(t.sessionId));
-    stats.acquired();
     eventLog.granted(t.epoch, t.sessionId);
     events.execute(() -> listener.granted(t.epoch));
   }
