@@ -25,7 +25,7 @@ public final class LeaseStats {
   public record Snapshot(long acquisitions, Map<RevocationReason, Long> revocations,
       long renewals, long renewalFailures, Duration lastRenewLatency, Duration maxRenewLatency,
       Duration totalRenewLatency, long fencedWrites, long fencedWriteFailures,
-      List<Revocation> history) {
+      List<Revocation> history, long acquisitionRetries) {
 
     public long revocations(RevocationReason reason) {
       return revocations.getOrDefault(reason, 0L);
@@ -41,6 +41,7 @@ public final class LeaseStats {
   private long totalRenewNanos;
   private long fencedWrites;
   private long fencedWriteFailures;
+  private long acquisitionRetries;
   private final ArrayDeque<Revocation> history = new ArrayDeque<>();
 
   public synchronized void acquired() {
@@ -53,6 +54,11 @@ public final class LeaseStats {
       history.removeFirst();
     }
     history.addLast(r);
+  }
+
+  /** An acquisition attempt failed (lost race, connection loss) and will be retried. */
+  public synchronized void acquisitionRetried() {
+    acquisitionRetries++;
   }
 
   /** A renewal ZooKeeper answered, {@code latency} after it was sent. */
@@ -80,6 +86,7 @@ public final class LeaseStats {
   public synchronized Snapshot snapshot() {
     return new Snapshot(acquisitions, Collections.unmodifiableMap(new EnumMap<>(revocations)),
         renewals, renewalFailures, Duration.ofNanos(lastRenewNanos), Duration.ofNanos(maxRenewNanos),
-        Duration.ofNanos(totalRenewNanos), fencedWrites, fencedWriteFailures, List.copyOf(history));
+        Duration.ofNanos(totalRenewNanos), fencedWrites, fencedWriteFailures, List.copyOf(history),
+        acquisitionRetries);
   }
 }

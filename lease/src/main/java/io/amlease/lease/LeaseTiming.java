@@ -5,11 +5,17 @@ import java.util.Optional;
 
 /**
  * The timing a lease runs with, derived from one session timeout T and checked against G2:
- * {@code grace + stopTimeout <= T·(1 − ρ) − slack}, so the holder has stopped acting before the
- * server can expire its session, even if the local clock runs ρ slow relative to the server's, and
- * even if the watchdog and signal delivery are {@code slack} late. {@code stopTimeout} is how long the
- * holder may take to stop after revocation (for {@code hold}: SIGTERM until SIGKILL); a library user
- * that stops at once in its callback can leave it at zero.
+ * {@code grace + stopTimeout + renewInterval <= T·(1 − ρ) − slack}, so the holder has stopped acting
+ * before the ZooKeeper leader can expire its session, even if the local clock runs ρ slow relative to
+ * the server's, and even if the watchdog and signal delivery are {@code slack} late. {@code
+ * stopTimeout} is how long the holder may take to stop after revocation (for {@code hold}: SIGTERM
+ * until SIGKILL); a library user that stops at once in its callback can leave it at zero.
+ *
+ * <p>Why {@code renewInterval} counts: a follower touches the session when a renewal reaches it, but
+ * the leader, which alone expires sessions, hears of those touches only from the follower's answers to
+ * its pings (every tickTime/2; {@code LearnerHandler} handles PING, a forwarded request touches
+ * nothing). A follower cut off right after answering a renewal never reports that touch, so the leader
+ * may know only the renewal before it: one {@code renewInterval} earlier than {@code lastAck}.
  *
  * @param sessionTimeout T (requested before connecting, negotiated after)
  * @param grace how long after {@code lastAck} the holder keeps acting
@@ -20,8 +26,8 @@ public record LeaseTiming(Duration sessionTimeout, Duration grace, Duration rene
     Duration stopTimeout) {
 
   /**
-   * Derives and checks the timing. Defaults: grace = min(2T/3, the G2 bound − stopTimeout),
-   * renewInterval = T/6.
+   * Derives and checks the timing. Defaults: renewInterval = T/6, grace = min(2T/3, the G2 bound −
+   * stopTimeout − renewInterval).
    *
    * @param basis how T was obtained, for messages ("requested", "negotiated by the server")
    * @throws LeaseConfigException naming the key and the numbers when a rule is broken
@@ -38,25 +44,36 @@ public record LeaseTiming(Duration sessionTimeout, Duration grace, Duration rene
       throw new LeaseConfigException(LeaseConfig.SESSION_TIMEOUT, LeaseConfig.SESSION_TIMEOUT
           + " is too short for any grace: " + boundText + " (G2)");
     }
-    Duration graceBound = bound.minus(stopTimeout);
+    Duration r = renewInterval.orElseGet(() -> sessionTimeout.dividedBy(6));
+    if (grace.isPresent() && r.compareTo(grace.get()) >= 0) {
+      throw renewNotBelowGrace(r, grace.get());
+    }
+    Duration graceBound = bound.minus(stopTimeout).minus(r);
     if (graceBound.compareTo(Duration.ofMillis(1)) < 0) {
-      throw new LeaseConfigException(LeaseConfig.STOP_TIMEOUT, LeaseConfig.STOP_TIMEOUT + " ("
-          + fmt(stopTimeout) + ") leaves no time for any grace: it must be below " + boundText
-          + " (G2)");
+      String key = renewInterval.isPresent() && r.compareTo(stopTimeout) > 0
+          ? LeaseConfig.RENEW_INTERVAL : LeaseConfig.STOP_TIMEOUT;
+      throw new LeaseConfigException(key, LeaseConfig.STOP_TIMEOUT + " (" + fmt(stopTimeout)
+          + ") + " + LeaseConfig.RENEW_INTERVAL + " (" + fmt(r) + ") leave no time for any grace: "
+          + "they must be below " + boundText + " (G2)");
     }
     Duration g = grace.orElseGet(() -> min(sessionTimeout.multipliedBy(2).dividedBy(3), graceBound));
     if (g.compareTo(graceBound) > 0) {
       throw new LeaseConfigException(LeaseConfig.GRACE, LeaseConfig.GRACE + " (" + fmt(g)
           + (grace.isPresent() ? "" : ", the default") + ")"
           + (stopTimeout.isZero() ? "" : " + " + LeaseConfig.STOP_TIMEOUT + " (" + fmt(stopTimeout)
-          + ")") + " must be at most " + boundText + ", or two holders could act at once (G2)");
+          + ")") + " + " + LeaseConfig.RENEW_INTERVAL + " (" + fmt(r) + ") must be at most "
+          + boundText + ", or two holders could act at once (G2; the ZooKeeper leader may hear of "
+          + "a renewal one renew interval late)");
     }
-    Duration r = renewInterval.orElseGet(() -> sessionTimeout.dividedBy(6));
     if (r.compareTo(g) >= 0) {
-      throw new LeaseConfigException(LeaseConfig.RENEW_INTERVAL, LeaseConfig.RENEW_INTERVAL + " ("
-          + fmt(r) + ") must be less than " + LeaseConfig.GRACE + " (" + fmt(g) + ")");
+      throw renewNotBelowGrace(r, g);
     }
     return new LeaseTiming(sessionTimeout, g, r, stopTimeout);
+  }
+
+  private static LeaseConfigException renewNotBelowGrace(Duration r, Duration g) {
+    return new LeaseConfigException(LeaseConfig.RENEW_INTERVAL, LeaseConfig.RENEW_INTERVAL + " ("
+        + fmt(r) + ") must be less than " + LeaseConfig.GRACE + " (" + fmt(g) + ")");
   }
 
   private static Duration min(Duration a, Duration b) {

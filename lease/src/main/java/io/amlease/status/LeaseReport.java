@@ -42,6 +42,7 @@ public final class LeaseReport {
 
     Map<String, Object> counters = new LinkedHashMap<>();
     counters.put("acquisitions", stats.acquisitions());
+    counters.put("acquisition_retries", stats.acquisitionRetries());
     Map<String, Long> byReason = new LinkedHashMap<>();
     for (RevocationReason r : RevocationReason.values()) {
       byReason.put(r.name(), stats.revocations(r));
@@ -86,6 +87,9 @@ public final class LeaseReport {
             "time since the send time of the last request ZooKeeper answered",
             st.lastAckAge() == null ? 0 : seconds(st.lastAckAge()))
         .counter("amlease_lease_acquisitions_total", "terms granted", stats.acquisitions())
+        .counter("amlease_lease_acquisition_retries_total",
+            "acquisition attempts that failed while the latch said leader, and were retried",
+            stats.acquisitionRetries())
         .counter("amlease_lease_revocations_total", "terms ended, by reason", "reason", byReason)
         .summary("amlease_lease_renew_latency_seconds", "renewal round trips ZooKeeper answered",
             seconds(stats.totalRenewLatency()), stats.renewals())

@@ -68,7 +68,7 @@ class HoldCommandTest {
         "sh", "-c", "env | grep AMLEASE_ > " + q(env))) {
       assertThat(hold.awaitExit(EXIT)).as(hold::describe).isZero();
     }
-    assertThat(Files.readAllLines(env)).contains("AMLEASE_EPOCH=1", "AMLEASE_EPOCH_TOKEN=0",
+    assertThat(Files.readAllLines(env)).contains("AMLEASE_EPOCH=1", "AMLEASE_EPOCH_TOKEN=1",
         "AMLEASE_LEASE=" + lease, "AMLEASE_HOLDER=holder-a",
         "AMLEASE_ZK=" + server.getConnectString());
     assertReleased();
@@ -119,9 +119,9 @@ class HoldCommandTest {
     Path pidFile = dir.resolve("pid");
     Path term = dir.resolve("term");
     try (FaultProxy proxy = FaultProxy.start(serverAddress());
-         // G2 needs grace + stop-timeout <= T·0.95 − 1s = 4.7s.
+         // G2 needs grace + stop-timeout + renew-interval (T/6) <= T·0.95 − 1s = 4.7s.
          HoldProcess hold = hold(proxy.connectString(), "--session-timeout", "6s",
-             "--grace", "2s", "--stop-timeout", "2s", "--",
+             "--grace", "1.7s", "--stop-timeout", "2s", "--",
              "sh", "-c", "echo $$ > " + q(pidFile) + "; trap 'echo term >> " + dq(term)
                  + "' TERM; while :; do sleep 0.1; done")) {
       ProcessHandle child = awaitChild(hold, pidFile);

@@ -51,6 +51,43 @@ final class LeaseAcl implements ACLProvider {
         .orElse(ZooDefs.Ids.OPEN_ACL_UNSAFE));
   }
 
+  /**
+   * With credentials, the entries of {@code acl} that let anyone but this principal change a node
+   * (write, create, delete children, or change the ACL). Without credentials, none: the lease is
+   * open by choice.
+   */
+  List<ACL> othersWhoMayWrite(List<ACL> acl) {
+    if (credentials.isEmpty()) {
+      return List.of();
+    }
+    Id ours = idOf(credentials.get());
+    int changes = ZooDefs.Perms.WRITE | ZooDefs.Perms.CREATE | ZooDefs.Perms.DELETE
+        | ZooDefs.Perms.ADMIN;
+    return acl.stream().filter(e -> !e.getId().equals(ours) && (e.getPerms() & changes) != 0)
+        .toList();
+  }
+
+  /** The lease ACL in zkCli.sh's {@code setAcl} syntax. */
+  String leaseAclText() {
+    return format(leaseAcl()).replace(" ", "");
+  }
+
+  /** {@code scheme:id:perms} entries, comma-separated, as zkCli.sh prints and takes them. */
+  static String format(List<ACL> acl) {
+    return String.join(", ", acl.stream().map(e -> e.getId().getScheme() + ":" + e.getId().getId()
+        + ":" + perms(e.getPerms())).toList());
+  }
+
+  private static String perms(int p) {
+    StringBuilder b = new StringBuilder();
+    if ((p & ZooDefs.Perms.CREATE) != 0) b.append('c');
+    if ((p & ZooDefs.Perms.DELETE) != 0) b.append('d');
+    if ((p & ZooDefs.Perms.READ) != 0) b.append('r');
+    if ((p & ZooDefs.Perms.WRITE) != 0) b.append('w');
+    if ((p & ZooDefs.Perms.ADMIN) != 0) b.append('a');
+    return b.toString();
+  }
+
   @Override
   public List<ACL> getDefaultAcl() {
     return ZooDefs.Ids.OPEN_ACL_UNSAFE;

@@ -16,7 +16,6 @@ import io.amlease.lease.LeaseStats;
 import io.amlease.lease.LeaseTiming;
 import io.amlease.lease.RevocationReason;
 import io.amlease.lease.SystemClock;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +34,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
@@ -47,8 +47,9 @@ import org.slf4j.LoggerFactory;
  * when to stop, from {@code lastAck}, whatever Curator's connection state says.
  *
  * <p>Threads: a worker runs acquisition and cleanup; the clock's timer thread runs renewals and the
- * watchdog; an event thread runs listener callbacks. State is guarded by {@code this}; no ZooKeeper
- * call is made while holding the lock.
+ * watchdog; an event thread runs listener callbacks, queued under the lock together with the state
+ * change they report, so that a term's {@code granted} always precedes its {@code revoked}. State is
+ * guarded by {@code this}; no ZooKeeper call is made while holding the lock.
  */
 public final class ZkLease implements Lease {
   private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
@@ -63,6 +64,8 @@ public final class ZkLease implements Lease {
   private final EventLog eventLog;
   private final LeasePaths paths;
   private final LeaseAcl acl;
+  private final LeaseNodes nodes;
+  private final RetryBackoff backoff = new RetryBackoff();
   private final ExecutorService worker;
   private final ExecutorService events;
 
@@ -87,6 +90,7 @@ public final class ZkLease implements Lease {
     this.eventLog = new EventLog(config.leasePath(), config.holderId());
     this.paths = new LeasePaths(config.leasePath());
     this.acl = new LeaseAcl(paths, config.aclCredentials());
+    this.nodes = new LeaseNodes(paths, acl);
     this.timing = config.requestedTiming();
     this.worker = Executors.newSingleThreadExecutor(daemon("amlease-lease-" + config.holderId()));
     this.events = Executors.newSingleThreadExecutor(daemon("amlease-events-" + config.holderId()));
@@ -110,76 +114,75 @@ public final class ZkLease implements Lease {
       }
       phase = Phase.CAMPAIGNING;
     }
+    CuratorFramework c = null;
     try {
-      client = ZkClients.connect(config.connectString(), config.sessionTimeout(),
+      c = ZkClients.connect(config.connectString(), config.sessionTimeout(),
           config.connectionTimeout(), acl,
-          acl.credentials().map(c -> List.of(LeaseAcl.authInfo(c))).orElse(List.of()));
-      Duration negotiated = Duration.ofMillis(zk().getSessionTimeout());
+          acl.credentials().map(cr -> List.of(LeaseAcl.authInfo(cr))).orElse(List.of()));
+      adopt(c);
+      ZooKeeper zk = c.getZookeeperClient().getZooKeeper();
+      Duration negotiated = Duration.ofMillis(zk.getSessionTimeout());
       timing = config.timingFor(negotiated, "negotiated by the server");
       LOG.info("connected to {} (session 0x{}); session timeout {} requested, {} negotiated; grace {}, "
-              + "renew every {}", config.connectString(), Long.toHexString(zk().getSessionId()),
+              + "renew every {}", config.connectString(), Long.toHexString(zk.getSessionId()),
           Durations.format(config.sessionTimeout()), Durations.format(negotiated),
           Durations.format(timing.grace()), Durations.format(timing.renewInterval()));
-      prepareLeasePath();
-      client.getConnectionStateListenable().addListener((c, s) -> onConnectionState(s));
-      latch = new LeaderLatch(client, paths.latch(), config.holderId(),
-          LeaderLatch.CloseMode.SILENT);
-      latch.addListener(new LeaderLatchListener() {
-        @Override
-        public void isLeader() {
-          worker.execute(ZkLease.this::acquire);
-        }
-
-        @Override
-        public void notLeader() {
-          revokeCurrent(RevocationReason.LATCH_LOST, "the leader latch lost leadership");
-        }
-      });
-      latch.start();
+      nodes.prepare(c);
+      c.getConnectionStateListenable().addListener((cl, st) -> onConnectionState(st));
+      startLatch(c);
       LOG.info("campaigning for {} as {}", config.leasePath(), config.holderId());
     } catch (LeaseException | LeaseConfigException e) {
-      close();
+      closeAfterFailedStart(c);
       throw e;
     } catch (Exception e) {
-      close();
+      closeAfterFailedStart(c);
       throw new LeaseException("cannot start lease " + config.leasePath() + ": " + e, e);
     }
   }
 
-  /** Creates the lease root with its ACL and checks that this client may write the lease nodes. */
-  private void prepareLeasePath() throws Exception {
-    try {
-      client.create().creatingParentsIfNeeded().forPath(paths.root());
-    } catch (KeeperException.NodeExistsException e) {
-      // Normal after the first holder.
-    } catch (KeeperException.NoAuthException e) {
-      throw accessDenied(e.getPath() == null ? paths.root() : e.getPath(), null);
+  /**
+   * Makes {@code c} the lease's client unless {@link #close()} ran meanwhile: a close that races
+   * start must not leave a session (and later a latch node and a term) behind it.
+   */
+  private void adopt(CuratorFramework c) throws LeaseException {
+    synchronized (this) {
+      if (phase == Phase.CAMPAIGNING) {
+        client = c;
+        return;
+      }
     }
-    checkWritable(paths.root(), org.apache.zookeeper.ZooDefs.Perms.CREATE
-        | org.apache.zookeeper.ZooDefs.Perms.DELETE | org.apache.zookeeper.ZooDefs.Perms.READ);
-    checkWritable(paths.latch(), org.apache.zookeeper.ZooDefs.Perms.CREATE
-        | org.apache.zookeeper.ZooDefs.Perms.DELETE);
-    checkWritable(paths.epoch(), org.apache.zookeeper.ZooDefs.Perms.WRITE);
+    throw new LeaseException("lease " + config.leasePath() + " was closed while starting");
   }
 
-  private void checkWritable(String path, int perms) throws Exception {
-    List<ACL> current;
-    try {
-      current = client.getACL().forPath(path);
-    } catch (KeeperException.NoNodeException e) {
-      return;
-    }
-    if (!acl.grants(current, perms)) {
-      throw accessDenied(path, current);
+  private void startLatch(CuratorFramework c) throws Exception {
+    LeaderLatch l = new LeaderLatch(c, paths.latch(), config.holderId(), LeaderLatch.CloseMode.SILENT);
+    l.addListener(new LeaderLatchListener() {
+      @Override
+      public void isLeader() {
+        worker.execute(ZkLease.this::acquire);
+      }
+
+      @Override
+      public void notLeader() {
+        revokeCurrent(RevocationReason.LATCH_LOST, "the leader latch lost leadership");
+      }
+    });
+    synchronized (this) {
+      if (phase != Phase.CAMPAIGNING) {
+        throw new LeaseException("lease " + config.leasePath() + " was closed while starting");
+      }
+      latch = l;
+      // start() only queues the latch's work on Curator's threads: no ZooKeeper call under the lock.
+      l.start();
     }
   }
 
-  private LeaseException.AccessDenied accessDenied(String path, List<ACL> current) {
-    String who = acl.credentials().map(c -> "digest user '" + c.user() + "'")
-        .orElse("a client without credentials");
-    return new LeaseException.AccessDenied("ZooKeeper denies " + who + " write access to " + path
-        + (current == null ? "" : " (ACL " + current + ")") + "; give the lease principal's "
-        + "user:password file with " + LeaseConfig.ACL_CREDENTIALS + " (--acl-credentials)", null);
+  /** Closes everything, including a client that close() could not see yet. */
+  private void closeAfterFailedStart(CuratorFramework c) {
+    close();
+    if (c != null) {
+      closeClient(c);
+    }
   }
 
   private void acquire() {
@@ -196,36 +199,49 @@ public final class ZkLease implements Lease {
     try {
       ZooKeeper zk = zk();
       long session = zk.getSessionId();
+      // G2 for this session: after an expiry Curator opens a new one, whose negotiated timeout
+      // (another server, a changed maxSessionTimeout) may not fit the grace checked at start.
+      LeaseTiming sessionTiming = config.timingFor(Duration.ofMillis(zk.getSessionTimeout()),
+          "negotiated by the server for session 0x" + Long.toHexString(session));
       Stat epochStat = new Stat();
-      Long current = readEpoch(zk, epochStat);
+      long current = nodes.readEpoch(zk, epochStat);
       Stat leaderStat = zk.exists(paths.leader(), false);
-      long next = current == null ? 1 : current + 1;
+      long next = current + 1;
       LeaderInfo info = LeaderInfo.of(next, config.holderId(), config.details(), session,
           wall.instant().toString());
       List<Op> ops = new ArrayList<>();
       // Our latch node still existing means we are still the lowest sequence number: leader.
       ops.add(Op.check(ours, -1));
-      ops.add(current == null
-          ? Op.create(paths.epoch(), bytes(1), acl.leaseAcl(), CreateMode.PERSISTENT)
-          : Op.setData(paths.epoch(), bytes(next), epochStat.getVersion()));
+      ops.add(Op.setData(paths.epoch(), LeaseNodes.bytes(next), epochStat.getVersion()));
       if (leaderStat != null) {
         ops.add(Op.delete(paths.leader(), leaderStat.getVersion()));
       }
       ops.add(Op.create(paths.leader(), info.toJson(), acl.leaseAcl(), CreateMode.EPHEMERAL));
       long sent = clock.nanoTime();
       List<OpResult> results = zk.multi(ops);
-      int token = current == null ? 0 : ((OpResult.SetDataResult) results.get(1)).getStat().getVersion();
-      granted(new Term(new Epoch(next, token), session, ours, info, timing.grace(), sent));
+      // The term's session is the one the multi ran on: read from the same handle after it (a
+      // handle never changes its session; 0 would mean it never had one).
+      if (zk.getSessionId() != session || session == 0) {
+        throw new IllegalStateException("the acquiring multi ran on session 0x"
+            + Long.toHexString(zk.getSessionId()) + ", not 0x" + Long.toHexString(session));
+      }
+      int token = ((OpResult.SetDataResult) results.get(1)).getStat().getVersion();
+      timing = sessionTiming;
+      backoff.reset();
+      granted(new Term(new Epoch(next, token), session, ours, info, sessionTiming.grace(), sent));
     } catch (KeeperException e) {
       if (e.code() == Code.NOAUTH) {
-        fail(accessDenied(paths.root(), null));
+        fail(nodes.accessDenied(paths.root(), null));
       } else if (failedOp(e) == 0) {
         LOG.info("latch node {} is gone; waiting for the latch", ours);
       } else {
-        retryAcquire("acquisition lost a race or the connection (" + e.code() + ")");
+        retryAcquire("acquisition lost a race or the connection (" + e.code()
+            + (e.getPath() == null ? "" : " on " + e.getPath()) + ")");
       }
     } catch (LeaseException e) {
       fail(e);
+    } catch (LeaseConfigException e) {
+      fail(new LeaseException(e.getMessage(), e));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
@@ -234,28 +250,16 @@ public final class ZkLease implements Lease {
   }
 
   private void retryAcquire(String why) {
-    LOG.info("{}; retrying while the latch says leader", why);
-    clock.schedule(() -> worker.execute(this::acquire), Duration.ofMillis(100));
-  }
-
-  private Long readEpoch(ZooKeeper zk, Stat stat) throws Exception {
-    byte[] data;
-    try {
-      data = zk.getData(paths.epoch(), false, stat);
-    } catch (KeeperException.NoNodeException e) {
-      return null;
+    Duration delay = backoff.failed();
+    if (backoff.shouldLog(clock.nanoTime())) {
+      LOG.info("{}; retrying in {} while the latch says leader ({} failures in a row; the next "
+          + "ones are logged at most every {})", why, Durations.format(delay), backoff.failures(),
+          Durations.format(RetryBackoff.LOG_EVERY));
+    } else {
+      LOG.debug("{}; retrying in {}", why, Durations.format(delay));
     }
-    String text = new String(data, StandardCharsets.UTF_8).trim();
-    try {
-      long value = Long.parseLong(text);
-      if (value >= 1) {
-        return value;
-      }
-    } catch (NumberFormatException e) {
-      // Reported below.
-    }
-    throw new LeaseException.BadData(paths.epoch() + " holds '" + text
-        + "', not a decimal epoch >= 1; refusing to acquire (repair or delete the node)");
+    stats.acquisitionRetried();
+    clock.schedule(() -> worker.execute(this::acquire), delay);
   }
 
   private void granted(Term t) {
@@ -272,11 +276,46 @@ public final class ZkLease implements Lease {
       lastEpoch = t.epoch;
       renewTimer = clock.schedule(() -> renew(t), timing.renewInterval());
       scheduleWatchdog(t);
+      // Queued under the lock: a revocation can only queue its edge after this one (edges in order).
+      events.execute(() -> listener.granted(t.epoch));
     }
     LOG.info("granted {} epoch {} (session 0x{})", config.leasePath(), t.epoch,
         Long.toHexString(t.sessionId));
     eventLog.granted(t.epoch, t.sessionId);
-    events.execute(() -> listener.granted(t.epoch));
+    watchEpoch(t);
+  }
+
+  /**
+   * Supersession shows as a change of {@code <lease>/epoch}: a one-shot watch reports it without a
+   * read per renewal (the renewal is a {@code sync}, which returns no stat). The watch is answered
+   * from the connected server's state, which may lag; that only delays detection, never safety:
+   * fencing (G3) and the deadline (G2) do not depend on it.
+   */
+  private void watchEpoch(Term t) {
+    ZooKeeper zk;
+    try {
+      zk = zk();
+    } catch (Exception e) {
+      return;
+    }
+    // The revocation runs on the clock's timer thread, with the renewals and the watchdog: the
+    // holder's own decisions share one thread, and a process pause (a frozen clock in tests) holds
+    // them all alike.
+    Watcher onChange = event -> {
+      if (event.getType() == Watcher.Event.EventType.NodeDataChanged
+          || event.getType() == Watcher.Event.EventType.NodeDeleted) {
+        clock.schedule(() -> revoke(t, RevocationReason.SUPERSEDED, paths.epoch() + " changed ("
+            + event.getType() + "); our token is " + t.epoch.token()), Duration.ZERO);
+      }
+    };
+    zk.exists(paths.epoch(), onChange, (rc, path, ctx, stat) -> {
+      Code code = Code.get(rc);
+      if ((code == Code.OK && stat.getVersion() != t.epoch.token()) || code == Code.NONODE) {
+        clock.schedule(() -> revoke(t, RevocationReason.SUPERSEDED, paths.epoch() + " is at "
+            + "version " + (stat == null ? "none" : stat.getVersion()) + ", our token is "
+            + t.epoch.token()), Duration.ZERO);
+      }
+    }, null);
   }
 
   private void fail(LeaseException e) {
@@ -285,9 +324,9 @@ public final class ZkLease implements Lease {
         return;
       }
       phase = Phase.FAILED;
+      events.execute(() -> listener.failed(e));
     }
     LOG.error("lease {} cannot campaign: {}", config.leasePath(), e.getMessage());
-    events.execute(() -> listener.failed(e));
   }
 
   private void renew(Term t) {
@@ -300,7 +339,13 @@ public final class ZkLease implements Lease {
     sendRenewal(t);
   }
 
-  /** One cheap read of the epoch node's stat: proves the session alive and detects supersession. */
+  /**
+   * One {@code sync} on the epoch node: proves the session alive through the quorum leader (G2).
+   * A follower answers a sync only after the leader has answered it, so a follower cut off from the
+   * leader cannot acknowledge renewals from its own stale state, as it could a read: it keeps
+   * answering reads for up to syncLimit × tickTime after losing the leader. Supersession is
+   * reported by the epoch watch ({@link #watchEpoch}).
+   */
   private void sendRenewal(Term t) {
     ZooKeeper zk;
     try {
@@ -318,14 +363,11 @@ public final class ZkLease implements Lease {
       return;
     }
     long sent = clock.nanoTime();
-    zk.exists(paths.epoch(), false, (rc, path, ctx, stat) -> {
+    zk.sync(paths.epoch(), (rc, path, ctx) -> {
       Code code = Code.get(rc);
-      if (code == Code.OK && stat.getVersion() == t.epoch.token()) {
+      if (code == Code.OK) {
         t.ack(sent);
         stats.renewed(Duration.ofNanos(clock.nanoTime() - sent));
-      } else if (code == Code.OK || code == Code.NONODE) {
-        revoke(t, RevocationReason.SUPERSEDED, paths.epoch() + " is at version "
-            + (stat == null ? "none" : stat.getVersion()) + ", our token is " + t.epoch.token());
       } else if (code == Code.SESSIONEXPIRED) {
         revoke(t, RevocationReason.SESSION_LOST, "renewal: session expired");
       } else {
@@ -391,14 +433,15 @@ public final class ZkLease implements Lease {
       phase = Phase.REVOKED;
       lastReason = reason;
       cancelTimers();
+      // The holder must stop by the deadline (G2): tell it first, then log and count. Under the
+      // lock, so that it follows this term's granted edge (edges in order).
+      events.execute(() -> listener.revoked(t.epoch, reason));
     }
     if (reason == RevocationReason.RELEASED) {
       LOG.info("released {} epoch {}", config.leasePath(), t.epoch);
     } else {
       LOG.warn("revoked {} epoch {}: {} ({})", config.leasePath(), t.epoch, reason, detail);
     }
-    // The holder must stop by the deadline (G2): tell it first, then count and log.
-    events.execute(() -> listener.revoked(t.epoch, reason));
     stats.revoked(new LeaseStats.Revocation(wall.instant(), t.epoch.value(), reason, detail));
     eventLog.revoked(t.epoch, t.sessionId, reason, detail);
     return true;
@@ -548,19 +591,24 @@ public final class ZkLease implements Lease {
       }
     }
     release(Duration.ofSeconds(5));
+    LeaderLatch l;
+    CuratorFramework c;
     synchronized (this) {
       phase = Phase.CLOSED;
       cancelTimers();
+      // Read under the lock: a start() still connecting sees CLOSED and closes what it made itself.
+      l = latch;
+      c = client;
     }
     try {
-      if (latch != null) {
-        latch.close();
+      if (l != null) {
+        l.close();
       }
     } catch (Exception e) {
       LOG.debug("closing latch: {}", e.toString());
     }
-    if (client != null) {
-      closeClient(client);
+    if (c != null) {
+      closeClient(c);
     }
     worker.shutdownNow();
     events.shutdown();
@@ -608,10 +656,6 @@ public final class ZkLease implements Lease {
       }
     }
     return -1;
-  }
-
-  private static byte[] bytes(long epoch) {
-    return Long.toString(epoch).getBytes(StandardCharsets.UTF_8);
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {

@@ -1,0 +1,127 @@
+package io.amlease.lease.zk;
+
+import io.amlease.lease.LeaseConfig;
+import io.amlease.lease.LeaseException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs.Perms;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The lease's persistent nodes: created once, checked before campaigning, read when acquiring.
+ *
+ * <p>{@code <lease>/epoch} is created together with {@code <lease>} in one transaction, holding 0, and
+ * never again (G3): its znode version is the fencing token, and a re-created node would restart at
+ * version 0, so a paused old holder's {@code check(epoch, token)} could pass again and readers could
+ * see the epoch go down. An existing lease whose epoch node is gone is refused with a repair procedure.
+ */
+final class LeaseNodes {
+  private final LeasePaths paths;
+  private final LeaseAcl acl;
+
+  LeaseNodes(LeasePaths paths, LeaseAcl acl) {
+    this.paths = paths;
+    this.acl = acl;
+  }
+
+  /**
+   * Creates the lease (root and epoch node) if it never existed, then checks that these credentials
+   * may write the lease nodes and, with credentials, that nobody else may.
+   */
+  void prepare(CuratorFramework client) throws Exception {
+    String parent = ZKPaths.getPathAndNode(paths.root()).getPath();
+    try {
+      if (!parent.equals("/")) {
+        client.create().creatingParentsIfNeeded().forPath(parent);
+      }
+    } catch (KeeperException.NodeExistsException e) {
+      // Shared by other leases.
+    } catch (KeeperException.NoAuthException e) {
+      throw accessDenied(e.getPath() == null ? parent : e.getPath(), null);
+    }
+    try {
+      client.transaction().forOperations(
+          client.transactionOp().create().forPath(paths.root()),
+          client.transactionOp().create().forPath(paths.epoch(), bytes(0)));
+    } catch (KeeperException.NodeExistsException e) {
+      // Normal after the first holder.
+    } catch (KeeperException.NoAuthException e) {
+      throw accessDenied(parent, null);
+    }
+    check(client, paths.root(), Perms.CREATE | Perms.DELETE | Perms.READ);
+    check(client, paths.latch(), Perms.CREATE | Perms.DELETE);
+    check(client, paths.epoch(), Perms.WRITE);
+  }
+
+  private void check(CuratorFramework client, String path, int perms) throws Exception {
+    List<ACL> current;
+    try {
+      current = client.getACL().forPath(path);
+    } catch (KeeperException.NoNodeException e) {
+      return;
+    }
+    if (!acl.grants(current, perms)) {
+      throw accessDenied(path, current);
+    }
+    List<ACL> foreign = acl.othersWhoMayWrite(current);
+    if (!foreign.isEmpty()) {
+      throw new LeaseException.AccessDenied(path + " has ACL " + LeaseAcl.format(current)
+          + ", which lets " + LeaseAcl.format(foreign) + " change it: anyone so allowed could lead, "
+          + "bump the epoch or delete the leader info. Restrict it (as the lease's principal, in "
+          + "zkCli.sh: setAcl -R " + paths.root() + " " + acl.leaseAclText() + ") or use a new "
+          + LeaseConfig.LEASE_PATH, null);
+    }
+  }
+
+  LeaseException.AccessDenied accessDenied(String path, List<ACL> current) {
+    String who = acl.credentials().map(c -> "digest user '" + c.user() + "'")
+        .orElse("a client without credentials");
+    return new LeaseException.AccessDenied("ZooKeeper denies " + who + " write access to " + path
+        + (current == null ? "" : " (ACL " + LeaseAcl.format(current) + ")") + "; give the lease "
+        + "principal's user:password file with " + LeaseConfig.ACL_CREDENTIALS
+        + " (--acl-credentials)", null);
+  }
+
+  /**
+   * The current epoch (0 before the first term) and its stat.
+   *
+   * @throws LeaseException.BadData when the node is gone or does not hold a decimal epoch
+   */
+  long readEpoch(ZooKeeper zk, Stat stat) throws Exception {
+    byte[] data;
+    try {
+      data = zk.getData(paths.epoch(), false, stat);
+    } catch (KeeperException.NoNodeException e) {
+      throw new LeaseException.BadData(paths.epoch() + " is gone, but " + paths.root()
+          + " exists: the epoch node must never be re-created, because its version is the fencing "
+          + "token and would start again at 0 (G3). Refusing to acquire. To repair: stop every "
+          + "holder of this lease (every process that ever held it, including paused or "
+          + "partitioned ones), then delete the whole lease (zkCli.sh deleteall " + paths.root()
+          + ") so that the next holder creates it afresh; or give the holders a new "
+          + LeaseConfig.LEASE_PATH + ". (If you created " + paths.root() + " yourself, for its ACL, "
+          + "create " + paths.epoch() + " holding 0 with it, before any holder starts.)");
+    }
+    String text = new String(data, StandardCharsets.UTF_8).trim();
+    try {
+      long value = Long.parseLong(text);
+      if (value >= 0) {
+        return value;
+      }
+    } catch (NumberFormatException e) {
+      // Reported below.
+    }
+    throw new LeaseException.BadData(paths.epoch() + " holds '" + text + "', not a decimal epoch "
+        + ">= 0; refusing to acquire. To repair: write back the highest epoch ever used (see "
+        + paths.leader() + " or the holders' logs), keeping the node (zkCli.sh set " + paths.epoch()
+        + " N); never delete it (its version is the fencing token).");
+  }
+
+  static byte[] bytes(long epoch) {
+    return Long.toString(epoch).getBytes(StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,87 @@
+package io.amlease.lease.zk;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.amlease.lease.Epoch;
+import io.amlease.lease.LeaseConfig;
+import io.amlease.lease.LeaseException;
+import io.amlease.lease.LeaseListener;
+import io.amlease.lease.RevocationReason;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Edges in order: for each term the listener sees {@code granted} before {@code revoked}, even when
+ * the revocation comes the instant the term begins. Before the fix, {@code granted} was queued after
+ * the lease's lock was left, so a revocation in between was delivered first, and a runner that
+ * ignored it while waiting for the grant started its child with no lease.
+ */
+class EdgeOrderTest {
+  private static final int TERMS = 30;
+  private static TestingServer server;
+
+  @BeforeAll
+  static void start() throws Exception {
+    server = ZkServers.standalone();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    server.close();
+  }
+
+  @Test
+  void aRevocationRacingTheGrantIsDeliveredAfterIt() throws Exception {
+    int outOfOrder = 0;
+    for (int i = 0; i < TERMS; i++) {
+      List<String> edges = new CopyOnWriteArrayList<>();
+      LeaseListener listener = new LeaseListener() {
+        @Override
+        public void granted(Epoch epoch) {
+          edges.add("granted");
+        }
+
+        @Override
+        public void revoked(Epoch epoch, RevocationReason reason) {
+          edges.add("revoked");
+        }
+
+        @Override
+        public void failed(LeaseException cause) {
+          edges.add("failed");
+        }
+      };
+      LeaseConfig config = LeaseConfig.builder().connectString(server.getConnectString())
+          .leasePath("/edges/lease-" + i).holderId("a").sessionTimeout(Duration.ofSeconds(6))
+          .connectionTimeout(Duration.ofSeconds(5)).build();
+      AtomicBoolean spinning = new AtomicBoolean(true);
+      try (ZkLease lease = ZkLease.create(config, listener)) {
+        // As a runner does on NEWER_ATTEMPT or RM_SHUTDOWN: revoke as soon as there is a term.
+        Thread revoker = new Thread(() -> {
+          while (spinning.get() && lease.stats().revocations(RevocationReason.NEWER_ATTEMPT) == 0) {
+            lease.revoke(RevocationReason.NEWER_ATTEMPT);
+            Thread.onSpinWait();
+          }
+        });
+        revoker.start();
+        lease.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> edges.size() >= 2);
+        spinning.set(false);
+        revoker.join();
+        assertThat(edges).hasSize(2);
+        if (!edges.equals(List.of("granted", "revoked"))) {
+          outOfOrder++;
+        }
+      }
+    }
+    assertThat(outOfOrder).as("terms whose revoked edge came before granted, of " + TERMS)
+        .isZero();
+  }
+}

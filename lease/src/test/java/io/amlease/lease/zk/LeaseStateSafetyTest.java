@@ -1,0 +1,208 @@
+package io.amlease.lease.zk;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.amlease.lease.Epoch;
+import io.amlease.lease.LeaseConfig;
+import io.amlease.lease.LeaseException;
+import io.amlease.lease.RevocationReason;
+import io.amlease.testkit.FaultProxy;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.KeeperException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Lease state in ZooKeeper that others damaged or left open, and lifecycle races: each case here let
+ * two holders act at once, or a closed lease campaign, before it was fixed.
+ */
+class LeaseStateSafetyTest {
+  private static final Duration T = Duration.ofSeconds(6);
+  private static final AtomicInteger PATHS = new AtomicInteger();
+  private static TestingServer server;
+  private static CuratorFramework admin;
+
+  @BeforeAll
+  static void start() throws Exception {
+    server = ZkServers.standalone();
+    admin = ZkClients.connectReader(server.getConnectString(), Duration.ofSeconds(5));
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    admin.close();
+    server.close();
+  }
+
+  private static String newPath() {
+    return "/state/lease-" + PATHS.incrementAndGet();
+  }
+
+  private static LeaseConfig.Builder config(String connect, String path, String id) {
+    return LeaseConfig.builder().connectString(connect).leasePath(path).holderId(id)
+        .sessionTimeout(T).connectionTimeout(Duration.ofSeconds(5));
+  }
+
+  /**
+   * G3: a deleted epoch node is never re-created. Before the fix the next holder re-created it at
+   * version 0, so epoch 1 / token 0 was handed out twice, and a paused old holder's check passed.
+   */
+  @Test
+  void aDeletedEpochNodeIsRefusedNotRecreated() throws Exception {
+    String path = newPath();
+    Epoch first;
+    try (Holder a = new Holder(config(server.getConnectString(), path, "a").build()).start()) {
+      first = a.awaitGrant(Duration.ofSeconds(10)).epoch();
+      admin.delete().forPath(path + "/epoch"); // an operator "repairing" the lease
+      // The holder hears of it at once (epoch watch) and its token no longer passes.
+      assertThat(a.awaitRevocation(Duration.ofSeconds(5)).reason())
+          .isEqualTo(RevocationReason.SUPERSEDED);
+    }
+    try (Holder b = new Holder(config(server.getConnectString(), path, "b").build()).start()) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> !b.failures.isEmpty());
+      assertThat(b.failures.get(0)).isInstanceOf(LeaseException.BadData.class)
+          .hasMessageContaining(path + "/epoch is gone")
+          .hasMessageContaining("never be re-created")
+          .hasMessageContaining("deleteall " + path);
+      assertThat(b.grants).isEmpty();
+    }
+    assertThat(admin.checkExists().forPath(path + "/epoch")).isNull();
+    // The old token finds nothing to pass.
+    assertThatThrownBy(() -> admin.transaction().forOperations(
+        admin.transactionOp().check().withVersion(first.token()).forPath(path + "/epoch")))
+        .isInstanceOf(KeeperException.NoNodeException.class);
+  }
+
+  /** The epoch node exists from the lease's creation: the first term's token is its version 1. */
+  @Test
+  void theEpochNodeIsCreatedWithTheLease() throws Exception {
+    String path = newPath();
+    try (Holder a = new Holder(config(server.getConnectString(), path, "a").build()).start()) {
+      Epoch e = a.awaitGrant(Duration.ofSeconds(10)).epoch();
+      assertThat(e.value()).isEqualTo(1);
+      assertThat(e.token()).isEqualTo(1);
+      assertThat(new String(admin.getData().forPath(path + "/epoch"), StandardCharsets.UTF_8))
+          .isEqualTo("1");
+    }
+  }
+
+  /**
+   * ACLs: with credentials, lease nodes that others may write are refused. Before the fix a lease
+   * created by a client without credentials was accepted, and that client could bump the epoch.
+   */
+  @Test
+  void withCredentialsOpenLeaseNodesAreRefused(@TempDir Path dir) throws Exception {
+    String path = newPath();
+    admin.create().creatingParentsIfNeeded().forPath(path + "/latch");
+    admin.create().forPath(path + "/epoch", "0".getBytes(StandardCharsets.UTF_8));
+    Path alice = Files.writeString(dir.resolve("alice"), "alice:s3cret\n");
+    try (Holder a = new Holder(config(server.getConnectString(), path, "a").aclCredentials(alice)
+        .build())) {
+      assertThatThrownBy(a::start).isInstanceOf(LeaseException.AccessDenied.class)
+          .hasMessageContaining(path + " has ACL world:anyone:cdrwa")
+          .hasMessageContaining("setAcl -R " + path + " digest:alice:");
+      assertThat(a.grants).isEmpty();
+    }
+    assertThat(admin.getChildren().forPath(path + "/latch")).isEmpty();
+  }
+
+  /**
+   * close() racing start(): before the fix a lease closed while it was still connecting went on to
+   * create its latch node and campaign with nobody to stop it.
+   */
+  @Test
+  void closeWhileConnectingLeavesNothingBehind() throws Exception {
+    String path = newPath();
+    try (FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", server.getPort()))) {
+      proxy.silent();
+      Holder a = new Holder(config(proxy.connectString(), path, "a")
+          .connectionTimeout(Duration.ofSeconds(20)).build());
+      CompletableFuture<Throwable> started = CompletableFuture.supplyAsync(() -> {
+        try {
+          a.start();
+          return null;
+        } catch (Throwable e) {
+          return e;
+        }
+      });
+      await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+          .until(() -> proxy.connectionCount() > 0);
+      a.close();
+      proxy.heal();
+      Throwable outcome = started.get(20, TimeUnit.SECONDS);
+      assertThat(outcome).isInstanceOf(LeaseException.class).hasMessageContaining("closed");
+      await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+          .until(() -> admin.checkExists().forPath(path + "/latch") == null
+              || admin.getChildren().forPath(path + "/latch").isEmpty());
+      assertThat(a.grants).isEmpty();
+    }
+  }
+
+  /**
+   * G2 per session: a new session after an expiry may be granted a shorter timeout (here by a server
+   * with a lower maxSessionTimeout), which the grace checked at start does not fit. Before the fix
+   * the lease acquired on it with its grace of 3 s against a session timeout of 3 s.
+   */
+  @Test
+  void aNewSessionWhoseTimeoutBreaksG2IsRefused() throws Exception {
+    String path = newPath();
+    InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, ZkServers.TICK_MS, -1,
+        Map.of("clientPortAddress", "127.0.0.1", "maxSessionTimeout", "3000"), "127.0.0.1");
+    try (TestingServer strict = new TestingServer(spec, true);
+         FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", server.getPort()));
+         Holder x = new Holder(config(server.getConnectString(), path, "x").build()).start();
+         Holder a = new Holder(config(proxy.connectString(), path, "a")
+             .grace(Duration.ofSeconds(3)).build())) {
+      x.awaitGrant(Duration.ofSeconds(10));
+      a.start();
+      // a's server is replaced by one that knows nothing of its session: a new session, at 3 s.
+      proxy.retarget(new InetSocketAddress("127.0.0.1", strict.getPort()));
+      proxy.reset();
+      proxy.heal();
+      await().atMost(Duration.ofSeconds(20)).until(() -> !a.failures.isEmpty());
+      assertThat(a.failures.get(0)).hasMessageContaining(LeaseConfig.GRACE)
+          .hasMessageContaining("negotiated by the server for session 0x")
+          .hasMessageContaining("3s");
+      assertThat(a.grants).isEmpty();
+    }
+  }
+
+  /**
+   * Acquisition retries back off. Before the fix a lasting failure (here a leader node that cannot
+   * be deleted) was retried every 100 ms with an INFO line each: about 30 in 3 s.
+   */
+  @Test
+  void failedAcquisitionsBackOff() throws Exception {
+    String path = newPath();
+    admin.create().creatingParentsIfNeeded().forPath(path + "/epoch", "0".getBytes(StandardCharsets.UTF_8));
+    admin.create().creatingParentsIfNeeded().forPath(path + "/leader/stuck");
+    try (Holder a = new Holder(config(server.getConnectString(), path, "a").build()).start()) {
+      await().atMost(Duration.ofSeconds(5)).until(() -> a.lease.stats().acquisitionRetries() >= 2);
+      long first = System.nanoTime();
+      long before = a.lease.stats().acquisitionRetries();
+      await().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> true);
+      long retries = a.lease.stats().acquisitionRetries() - before;
+      System.out.printf("acquisition retries in %d ms: %d%n",
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - first), retries);
+      assertThat(retries).isBetween(1L, 4L);
+      admin.delete().deletingChildrenIfNeeded().forPath(path + "/leader");
+      assertThat(a.awaitGrant(Duration.ofSeconds(10)).epoch().value()).isEqualTo(1);
+    }
+  }
+
+}
