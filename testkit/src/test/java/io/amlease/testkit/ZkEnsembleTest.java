@@ -158,9 +158,10 @@ class ZkEnsembleTest {
         return proxies.stream().mapToLong(FaultProxy::connectionCount).sum();
     }
 
-    /** Established TCP connections, from the kernel's table, whose remote end is port {@code port}. */
+    /** Established TCP connections, from the kernel's table, whose remote end is 127.0.0.1:port. */
     private static long established(int port) {
-        String hexPort = String.format(":%04X", port);
+        // 127.0.0.1 as the table writes it, in IPv4 and in IPv4-mapped IPv6 rows alike.
+        String hexPort = String.format("0100007F:%04X", port);
         return Stream.of("/proc/net/tcp", "/proc/net/tcp6").map(Path::of).filter(Files::exists)
                 .flatMap(ZkEnsembleTest::lines)
                 .map(line -> line.trim().split("\\s+"))
