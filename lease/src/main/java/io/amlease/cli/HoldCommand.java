@@ -185,9 +185,9 @@ final class HoldCommand {
           "AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token()),
           "AMLEASE_LEASE", config.leasePath(),
           "AMLEASE_HOLDER", config.holderId(),
-          "AMLEASE_ZK", config.connectString()));
+          "AMLEASE_ZK", config.connectString()), stopTimeout);
     } catch (IOException e) {
-      err.println("amlease hold: cannot run " + command.get(0) + ": " + e.getMessage());
+      err.println("amlease hold: cannot run " + e.getMessage());
       return ExitCodes.CANNOT_EXECUTE;
     }
     LOG.info("epoch {}: running {} (pid {})", epoch.value(), command, child.pid());
@@ -195,6 +195,8 @@ final class HoldCommand {
     while (true) {
       Event e = events.take();
       if (e instanceof ChildExited x) {
+        // onExit completed only once COMMAND's whole process group was gone: nothing it started
+        // runs on without the lease.
         LOG.info("COMMAND exited with status {}; releasing the lease", x.status());
         lease.release(config.connectionTimeout());
         return x.status();
@@ -204,7 +206,7 @@ final class HoldCommand {
         LOG.warn("COMMAND stopped with status {}; exiting {}", status, ExitCodes.LEASE_LOST);
         return ExitCodes.LEASE_LOST;
       } else if (e instanceof Signalled s) {
-        LOG.info("SIG{}: forwarding to COMMAND, then releasing the lease", s.name());
+        LOG.info("SIG{}: forwarding to COMMAND's process group, then releasing the lease", s.name());
         child.signal(s.name());
         int status = child.awaitOrKill(stopTimeout);
         lease.release(config.connectionTimeout());
