@@ -1,6 +1,7 @@
 package io.amlease.cli;
 
 import io.amlease.lease.Epoch;
+import io.amlease.lease.Lease;
 import io.amlease.lease.LeaseConfig;
 import io.amlease.lease.LeaseConfigException;
 import io.amlease.lease.LeaseException;
@@ -33,6 +34,13 @@ final class HoldCommand {
   private static final String DEFAULT_STOP_TIMEOUT = "5s";
   private static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
 
+  /** The process-launcher seam: how COMMAND is started (a test can see whether it was). */
+  @FunctionalInterface
+  interface Launcher {
+    ChildProcess start(List<String> command, Map<String, String> env, Duration stopTimeout)
+        throws IOException;
+  }
+
   private sealed interface Event {}
   private record Granted(Epoch epoch) implements Event {}
   private record Revoked(Epoch epoch, RevocationReason reason) implements Event {}
@@ -61,10 +69,16 @@ final class HoldCommand {
   private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
   private final PrintStream out;
   private final PrintStream err;
+  private final Launcher launcher;
 
   HoldCommand(PrintStream out, PrintStream err) {
+    this(out, err, ChildProcess::start);
+  }
+
+  HoldCommand(PrintStream out, PrintStream err, Launcher launcher) {
     this.out = out;
     this.err = err;
+    this.launcher = launcher;
   }
 
   String help() {
@@ -139,7 +153,8 @@ final class HoldCommand {
         });
   }
 
-  private LeaseListener listener() {
+  /** Puts the lease's events on hold's queue. */
+  LeaseListener listener() {
     return new LeaseListener() {
       @Override
       public void granted(Epoch epoch) {
@@ -158,8 +173,8 @@ final class HoldCommand {
     };
   }
 
-  private int hold(ZkLease lease, LeaseConfig config, List<String> command)
-      throws InterruptedException {
+  /** Waits for the grant, runs COMMAND through the term; returns hold's exit status. */
+  int hold(Lease lease, LeaseConfig config, List<String> command) throws InterruptedException {
     Duration stopTimeout = config.stopTimeout();
     long waitStart = System.nanoTime();
     Epoch epoch = null;
@@ -180,7 +195,7 @@ final class HoldCommand {
     }
     ChildProcess child;
     try {
-      child = ChildProcess.start(command, Map.of(
+      child = launcher.start(command, Map.of(
           "AMLEASE_EPOCH", Long.toString(epoch.value()),
           "AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token()),
           "AMLEASE_LEASE", config.leasePath(),
@@ -215,7 +230,7 @@ final class HoldCommand {
     }
   }
 
-  private static List<String> participants(ZkLease lease) {
+  private static List<String> participants(Lease lease) {
     try {
       return lease.participants();
     } catch (LeaseException e) {
