@@ -31,7 +31,7 @@ public final class ExitCodes {
              --status-port address cannot be listened on
         70   internal error
         75   the lease was revoked; COMMAND's process group was stopped (SIGTERM, then
-             SIGKILL)
+             SIGKILL), or COMMAND was not started because the term had already ended
         77   ZooKeeper denied access to the lease nodes (ACL)
         127  COMMAND could not be started
         128+S  hold was signalled (S) before COMMAND started

@@ -1,11 +1,13 @@
 package io.amlease.cli;
 
+import io.amlease.lease.Durations;
 import io.amlease.lease.Epoch;
 import io.amlease.lease.Lease;
 import io.amlease.lease.LeaseConfig;
 import io.amlease.lease.LeaseConfigException;
 import io.amlease.lease.LeaseException;
 import io.amlease.lease.LeaseListener;
+import io.amlease.lease.LeaseState;
 import io.amlease.lease.RevocationReason;
 import io.amlease.lease.zk.ZkLease;
 import io.amlease.process.ChildProcess;
@@ -16,8 +18,10 @@ import io.amlease.status.StatusServer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -183,14 +187,37 @@ final class HoldCommand {
       if (e == null) {
         LOG.info("still waiting for {} after {}s; participants: {}", config.leasePath(),
             TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - waitStart), participants(lease));
-      } else if (e instanceof Granted g) {
+        continue;
+      }
+      Integer leave = beforeStart(e);
+      if (leave != null) {
+        return leave;
+      }
+      if (e instanceof Granted g) {
+        // What is already queued behind the grant counts as having come before the start: a
+        // revocation of this term (or a signal) there means COMMAND must not start at all.
+        List<Event> queued = new ArrayList<>();
+        events.drainTo(queued);
+        for (Event q : queued) {
+          leave = beforeStart(q);
+          if (leave != null) {
+            return leave;
+          }
+        }
+        // The revocation may have happened with its event not queued yet; the lease's own state
+        // (and deadline, should the watchdog be late) is the last word. The term can still end
+        // between here and the fork; that revocation is then handled like any other, the moment
+        // COMMAND runs.
+        LeaseState st = lease.state();
+        if (!st.holder() || !st.epoch().equals(Optional.of(g.epoch()))
+            || st.timeLeft().isZero() || st.timeLeft().isNegative()) {
+          LOG.warn("epoch {} granted, but the lease is {} (epoch {}, {} left): the term is over; "
+              + "not starting COMMAND; exiting {}", g.epoch(), st.phase(),
+              st.epoch().map(Epoch::toString).orElse("none"), Durations.format(st.timeLeft()),
+              ExitCodes.LEASE_LOST);
+          return ExitCodes.LEASE_LOST;
+        }
         epoch = g.epoch();
-      } else if (e instanceof Failed f) {
-        err.println("amlease hold: " + f.cause().getMessage());
-        return exitFor(f.cause());
-      } else if (e instanceof Signalled s) {
-        LOG.info("SIG{} before COMMAND started; leaving", s.name());
-        return 128 + s.number();
       }
     }
     ChildProcess child;
@@ -228,6 +255,27 @@ final class HoldCommand {
         return status;
       }
     }
+  }
+
+  /**
+   * The exit status to leave with when {@code e} comes before COMMAND started, or null to go on
+   * waiting.
+   */
+  private Integer beforeStart(Event e) {
+    if (e instanceof Revoked r) {
+      // A lease runs one term, so a revocation before COMMAND started ends it whichever order it
+      // came in relative to the grant ("Edges in order"): there is nothing left to run under.
+      LOG.warn("lease lost ({}, epoch {}) before COMMAND started; not starting it; exiting {}",
+          r.reason(), r.epoch(), ExitCodes.LEASE_LOST);
+      return ExitCodes.LEASE_LOST;
+    } else if (e instanceof Failed f) {
+      err.println("amlease hold: " + f.cause().getMessage());
+      return exitFor(f.cause());
+    } else if (e instanceof Signalled s) {
+      LOG.info("SIG{} before COMMAND started; leaving", s.name());
+      return 128 + s.number();
+    }
+    return null;
   }
 
   private static List<String> participants(Lease lease) {
