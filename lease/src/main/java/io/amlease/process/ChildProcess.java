@@ -82,7 +82,8 @@ public final class ChildProcess {
     ProcessGroup group = null;
     try {
       group = ProcessGroup.ledBy(process, SETSID_WITHIN);
-      return new ChildProcess(process, group, Reaper.guard(group, stopTimeout), stopTimeout);
+      Reaper reaper = Reaper.guard(group, stopTimeout, SETSID_WITHIN);
+      return new ChildProcess(process, group, reaper, stopTimeout);
     } catch (IOException | RuntimeException e) {
       // A child that cannot be stopped as a group, or would outlive us, must not run at all.
       killNow(process, group);

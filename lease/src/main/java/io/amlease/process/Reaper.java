@@ -45,8 +45,12 @@ final class Reaper {
     this.pipe = process.getOutputStream();
   }
 
-  /** Starts a reaper for {@code group}, armed until {@link #disarm()} or this JVM's end. */
-  static Reaper guard(ProcessGroup group, Duration stopTimeout) throws IOException {
+  /**
+   * Starts a reaper for {@code group}, armed until {@link #disarm()} or this JVM's end. Returns once
+   * the reaper has its own session: until then a signal to this JVM's process group would reach it.
+   */
+  static Reaper guard(ProcessGroup group, Duration stopTimeout, Duration setsidWithin)
+      throws IOException, InterruptedException {
     long tenths = (stopTimeout.toMillis() + 99) / 100;
     Process p = new ProcessBuilder("setsid", "--", "sh", "-c", SCRIPT, "amlease-reaper",
         Long.toString(group.id()), Long.toString(tenths))
@@ -54,6 +58,12 @@ final class Reaper {
         .redirectOutput(ProcessBuilder.Redirect.DISCARD)
         .redirectError(ProcessBuilder.Redirect.DISCARD)
         .start();
+    try {
+      ProcessGroup.ledBy(p, setsidWithin);
+    } catch (IOException | InterruptedException e) {
+      p.destroyForcibly();
+      throw e;
+    }
     Reaper reaper = new Reaper(group, p);
     p.onExit().thenRun(() -> {
       if (reaper.armed.get()) {

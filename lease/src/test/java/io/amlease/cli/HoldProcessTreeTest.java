@@ -92,6 +92,21 @@ class HoldProcessTreeTest {
   }
 
   @Test
+  void sigkillOfHoldEndsAGroupIgnoringSigtermAfterTheStopTimeout() throws Exception {
+    // An ignored signal stays ignored in children: sleep ignores SIGTERM too.
+    try (HoldProcess hold = hold(server.getConnectString(),
+        "trap '' TERM; sleep " + marker + " & wait")) {
+      Tree tree = awaitTree(hold);
+      hold.signal("KILL");
+      assertThat(hold.awaitExit(EXIT)).isEqualTo(128 + 9);
+      // The reaper's SIGTERM is ignored; its SIGKILL comes 1 s (the stop-timeout) later.
+      await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(1)).pollInterval(POLL)
+          .until(() -> ProcessTable.sleeping(marker).size() == 1);
+      assertTreeGone(hold, tree);
+    }
+  }
+
+  @Test
   void grandchildLeftBehindByCommandIsEndedBeforeHoldExits() throws Exception {
     try (HoldProcess hold = hold(server.getConnectString(),
         "sleep " + marker + " & while [ ! -e go ]; do sleep 0.05; done; exit 3")) {
