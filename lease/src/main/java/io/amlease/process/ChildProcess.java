@@ -78,7 +78,13 @@ public final class ChildProcess {
     // setsid would report a missing command only as exit status 127, after the fact; callers
     // (hold's exit 127, the AM's failed start) need it as an error, as ProcessBuilder gives it.
     requireExecutable(command.get(0), pb.environment().get("PATH"));
-    Process process = pb.start();
+    Process process;
+    try {
+      process = pb.start();
+    } catch (IOException e) {
+      throw new IOException(command.get(0) + ": cannot start it through setsid (util-linux), which "
+          + "gives it its own process group: " + e.getMessage(), e);
+    }
     ProcessGroup group = null;
     try {
       group = ProcessGroup.ledBy(process, SETSID_WITHIN);
@@ -153,19 +159,26 @@ public final class ChildProcess {
 
   private int afterExit(Process p) {
     int status = p.exitValue();
-    if (group.alive()) {
-      if (!killed) {
-        if (termSentAt.get() == NOT_SENT) {
-          LOG.info("COMMAND (pid {}) exited with status {} but left processes running in its "
-              + "group; stopping them", p.pid(), status);
+    try {
+      if (group.alive()) {
+        if (!killed) {
+          if (termSentAt.get() == NOT_SENT) {
+            LOG.info("COMMAND (pid {}) exited with status {} but left processes running in its "
+                + "group; stopping them", p.pid(), status);
+          }
+          endLeftovers();
+        } else if (!group.awaitGone(AFTER_KILL)) {
+          LOG.warn("process group {} still has members {} after SIGKILL", group,
+              Durations.format(AFTER_KILL));
         }
-        endLeftovers();
-      } else if (!group.awaitGone(AFTER_KILL)) {
-        LOG.warn("process group {} still has members {} after SIGKILL", group,
-            Durations.format(AFTER_KILL));
       }
+      reaper.disarm();
+    } catch (RuntimeException e) {
+      // The runner must still hear that COMMAND exited; the armed reaper ends the group when the
+      // runner does.
+      LOG.warn("cannot check what COMMAND (pid {}) left in its process group: {}", p.pid(),
+          e.toString());
     }
-    reaper.disarm();
     return status;
   }
 

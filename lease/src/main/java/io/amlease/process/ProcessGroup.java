@@ -79,14 +79,14 @@ final class ProcessGroup {
   boolean alive() {
     try (DirectoryStream<Path> procs = Files.newDirectoryStream(PROC, ProcessGroup::isPid)) {
       for (Path proc : procs) {
-        String stat;
+        String[] fields;
         try {
-          stat = Files.readString(proc.resolve("stat"));
+          fields = afterName(Files.readString(proc.resolve("stat")));
         } catch (IOException gone) {
           continue;
         }
-        String[] fields = afterName(stat);
-        if (Long.parseLong(fields[2]) == id && !fields[0].equals("Z") && !fields[0].equals("X")) {
+        if (fields.length > 2 && fields[2].equals(Long.toString(id))
+            && !fields[0].equals("Z") && !fields[0].equals("X")) {
           return true;
         }
       }
@@ -130,15 +130,21 @@ final class ProcessGroup {
   /** Field {@code index} after the command name of {@code /proc/PID/stat}; -1 when gone. */
   private static long statField(long pid, int index) {
     try {
-      return Long.parseLong(afterName(Files.readString(PROC.resolve(Long.toString(pid))
-          .resolve("stat")))[index]);
-    } catch (IOException e) {
+      String[] fields = afterName(Files.readString(PROC.resolve(Long.toString(pid))
+          .resolve("stat")));
+      return fields.length > index ? Long.parseLong(fields[index]) : -1;
+    } catch (IOException | NumberFormatException e) {
       return -1;
     }
   }
 
-  /** state, ppid, pgrp, session, …: the command name may contain spaces and parentheses. */
+  /**
+   * state, ppid, pgrp, session, …: the command name may contain spaces and parentheses. Empty for
+   * a file cut short (the process exited while it was read).
+   */
   private static String[] afterName(String stat) {
-    return stat.substring(stat.lastIndexOf(')') + 2).split(" ", 5);
+    int end = stat.lastIndexOf(')');
+    return end < 0 || end + 2 > stat.length() ? new String[0]
+        : stat.substring(end + 2).split(" ", 5);
   }
 }
