@@ -35,13 +35,11 @@ final class Reaper {
       """;
 
   private final ProcessGroup group;
-  private final Process process;
   private final OutputStream pipe;
   private final AtomicBoolean armed = new AtomicBoolean(true);
 
   private Reaper(ProcessGroup group, Process process) {
     this.group = group;
-    this.process = process;
     this.pipe = process.getOutputStream();
   }
 
@@ -72,10 +70,6 @@ final class Reaper {
       }
     });
     return reaper;
-  }
-
-  long pid() {
-    return process.pid();
   }
 
   /** The group is gone: let the reaper leave without signalling. Idempotent. */
