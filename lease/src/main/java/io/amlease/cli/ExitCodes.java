@@ -30,12 +30,14 @@ public final class ExitCodes {
         69   ZooKeeper unreachable within --connect-timeout before acquiring, or the
              --status-port address cannot be listened on
         70   internal error
-        75   the lease was revoked; COMMAND was stopped (SIGTERM, then SIGKILL)
+        75   the lease was revoked; COMMAND's process group was stopped (SIGTERM, then
+             SIGKILL), or COMMAND was not started because the term had already ended
         77   ZooKeeper denied access to the lease nodes (ACL)
         127  COMMAND could not be started
         128+S  hold was signalled (S) before COMMAND started
-      On SIGTERM/SIGINT hold forwards the signal to COMMAND, releases the lease and exits
-      with COMMAND's status.""";
+      COMMAND runs in its own session and process group; whatever it starts there is
+      stopped with it, also when hold itself is killed. On SIGTERM/SIGINT hold forwards
+      the signal to that group, releases the lease and exits with COMMAND's status.""";
 
   static final String LEADER_TABLE = """
       Exit status:

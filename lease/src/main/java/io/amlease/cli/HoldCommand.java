@@ -1,10 +1,13 @@
 package io.amlease.cli;
 
+import io.amlease.lease.Durations;
 import io.amlease.lease.Epoch;
+import io.amlease.lease.Lease;
 import io.amlease.lease.LeaseConfig;
 import io.amlease.lease.LeaseConfigException;
 import io.amlease.lease.LeaseException;
 import io.amlease.lease.LeaseListener;
+import io.amlease.lease.LeaseState;
 import io.amlease.lease.RevocationReason;
 import io.amlease.lease.zk.ZkLease;
 import io.amlease.process.ChildProcess;
@@ -15,8 +18,10 @@ import io.amlease.status.StatusServer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +37,13 @@ final class HoldCommand {
   private static final Logger LOG = LoggerFactory.getLogger(HoldCommand.class);
   private static final String DEFAULT_STOP_TIMEOUT = "5s";
   private static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
+
+  /** The process-launcher seam: how COMMAND is started (a test can see whether it was). */
+  @FunctionalInterface
+  interface Launcher {
+    ChildProcess start(List<String> command, Map<String, String> env, Duration stopTimeout)
+        throws IOException;
+  }
 
   private sealed interface Event {}
   private record Granted(Epoch epoch) implements Event {}
@@ -61,10 +73,16 @@ final class HoldCommand {
   private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
   private final PrintStream out;
   private final PrintStream err;
+  private final Launcher launcher;
 
   HoldCommand(PrintStream out, PrintStream err) {
+    this(out, err, ChildProcess::start);
+  }
+
+  HoldCommand(PrintStream out, PrintStream err, Launcher launcher) {
     this.out = out;
     this.err = err;
+    this.launcher = launcher;
   }
 
   String help() {
@@ -139,7 +157,8 @@ final class HoldCommand {
         });
   }
 
-  private LeaseListener listener() {
+  /** Puts the lease's events on hold's queue. */
+  LeaseListener listener() {
     return new LeaseListener() {
       @Override
       public void granted(Epoch epoch) {
@@ -158,8 +177,8 @@ final class HoldCommand {
     };
   }
 
-  private int hold(ZkLease lease, LeaseConfig config, List<String> command)
-      throws InterruptedException {
+  /** Waits for the grant, runs COMMAND through the term; returns hold's exit status. */
+  int hold(Lease lease, LeaseConfig config, List<String> command) throws InterruptedException {
     Duration stopTimeout = config.stopTimeout();
     long waitStart = System.nanoTime();
     Epoch epoch = null;
@@ -168,26 +187,49 @@ final class HoldCommand {
       if (e == null) {
         LOG.info("still waiting for {} after {}s; participants: {}", config.leasePath(),
             TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - waitStart), participants(lease));
-      } else if (e instanceof Granted g) {
+        continue;
+      }
+      Integer leave = beforeStart(e);
+      if (leave != null) {
+        return leave;
+      }
+      if (e instanceof Granted g) {
+        // What is already queued behind the grant counts as having come before the start: a
+        // revocation of this term (or a signal) there means COMMAND must not start at all.
+        List<Event> queued = new ArrayList<>();
+        events.drainTo(queued);
+        for (Event q : queued) {
+          leave = beforeStart(q);
+          if (leave != null) {
+            return leave;
+          }
+        }
+        // The revocation may have happened with its event not queued yet; the lease's own state
+        // (and deadline, should the watchdog be late) is the last word. The term can still end
+        // between here and the fork; that revocation is then handled like any other, the moment
+        // COMMAND runs.
+        LeaseState st = lease.state();
+        if (!st.holder() || !st.epoch().equals(Optional.of(g.epoch()))
+            || st.timeLeft().isZero() || st.timeLeft().isNegative()) {
+          LOG.warn("epoch {} granted, but the lease is {} (epoch {}, {} left): the term is over; "
+              + "not starting COMMAND; exiting {}", g.epoch(), st.phase(),
+              st.epoch().map(Epoch::toString).orElse("none"), Durations.format(st.timeLeft()),
+              ExitCodes.LEASE_LOST);
+          return ExitCodes.LEASE_LOST;
+        }
         epoch = g.epoch();
-      } else if (e instanceof Failed f) {
-        err.println("amlease hold: " + f.cause().getMessage());
-        return exitFor(f.cause());
-      } else if (e instanceof Signalled s) {
-        LOG.info("SIG{} before COMMAND started; leaving", s.name());
-        return 128 + s.number();
       }
     }
     ChildProcess child;
     try {
-      child = ChildProcess.start(command, Map.of(
+      child = launcher.start(command, Map.of(
           "AMLEASE_EPOCH", Long.toString(epoch.value()),
           "AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token()),
           "AMLEASE_LEASE", config.leasePath(),
           "AMLEASE_HOLDER", config.holderId(),
-          "AMLEASE_ZK", config.connectString()));
+          "AMLEASE_ZK", config.connectString()), stopTimeout);
     } catch (IOException e) {
-      err.println("amlease hold: cannot run " + command.get(0) + ": " + e.getMessage());
+      err.println("amlease hold: cannot run " + e.getMessage());
       return ExitCodes.CANNOT_EXECUTE;
     }
     LOG.info("epoch {}: running {} (pid {})", epoch.value(), command, child.pid());
@@ -195,6 +237,8 @@ final class HoldCommand {
     while (true) {
       Event e = events.take();
       if (e instanceof ChildExited x) {
+        // onExit completed only once COMMAND's whole process group was gone: nothing it started
+        // runs on without the lease.
         LOG.info("COMMAND exited with status {}; releasing the lease", x.status());
         lease.release(config.connectionTimeout());
         return x.status();
@@ -204,7 +248,7 @@ final class HoldCommand {
         LOG.warn("COMMAND stopped with status {}; exiting {}", status, ExitCodes.LEASE_LOST);
         return ExitCodes.LEASE_LOST;
       } else if (e instanceof Signalled s) {
-        LOG.info("SIG{}: forwarding to COMMAND, then releasing the lease", s.name());
+        LOG.info("SIG{}: forwarding to COMMAND's process group, then releasing the lease", s.name());
         child.signal(s.name());
         int status = child.awaitOrKill(stopTimeout);
         lease.release(config.connectionTimeout());
@@ -213,7 +257,28 @@ final class HoldCommand {
     }
   }
 
-  private static List<String> participants(ZkLease lease) {
+  /**
+   * The exit status to leave with when {@code e} comes before COMMAND started, or null to go on
+   * waiting.
+   */
+  private Integer beforeStart(Event e) {
+    if (e instanceof Revoked r) {
+      // A lease runs one term, so a revocation before COMMAND started ends it whichever order it
+      // came in relative to the grant ("Edges in order"): there is nothing left to run under.
+      LOG.warn("lease lost ({}, epoch {}) before COMMAND started; not starting it; exiting {}",
+          r.reason(), r.epoch(), ExitCodes.LEASE_LOST);
+      return ExitCodes.LEASE_LOST;
+    } else if (e instanceof Failed f) {
+      err.println("amlease hold: " + f.cause().getMessage());
+      return exitFor(f.cause());
+    } else if (e instanceof Signalled s) {
+      LOG.info("SIG{} before COMMAND started; leaving", s.name());
+      return 128 + s.number();
+    }
+    return null;
+  }
+
+  private static List<String> participants(Lease lease) {
     try {
       return lease.participants();
     } catch (LeaseException e) {

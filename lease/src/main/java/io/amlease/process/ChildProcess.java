@@ -1,88 +1,234 @@
 package io.amlease.process;
 
+import io.amlease.lease.Durations;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The command run under the lease (by {@code hold} and by the ApplicationMaster): stdout/stderr
- * passed through, stopped with SIGTERM then SIGKILL.
+ * The command run under the lease (by {@code hold} and by the ApplicationMaster), with
+ * stdout/stderr passed through. The child is its own process group and session (through util-linux
+ * {@code setsid}), and that whole group is what is signalled and waited for: a wrapper script's JVM
+ * or a shell's background job is stopped with the script, not orphaned (G4). A {@link Reaper} outside
+ * this JVM ends the group if this JVM dies first. A grandchild that calls {@code setsid} itself
+ * leaves the group and is not tracked.
  */
 public final class ChildProcess {
   private static final Logger LOG = LoggerFactory.getLogger(ChildProcess.class);
+  /** For callers that do not say: the runners' default stop-timeout (DESIGN.md G2). */
+  public static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(5);
+  /** {@code setsid} has exec'd and called setsid() within milliseconds; this is for a loaded box. */
+  private static final Duration SETSID_WITHIN = Duration.ofSeconds(10);
+  /** SIGKILL cannot be caught; members still listed after this are stuck in the kernel. */
+  private static final Duration AFTER_KILL = Duration.ofSeconds(2);
+  private static final long NOT_SENT = Long.MIN_VALUE;
+
   private final Process process;
+  private final ProcessGroup group;
+  private final Reaper reaper;
+  private final Duration stopTimeout;
+  private final CompletableFuture<Integer> exited;
+  private final AtomicLong termSentAt = new AtomicLong(NOT_SENT);
+  private volatile boolean killed;
 
-  private ChildProcess(Process process) {
+  private ChildProcess(Process process, ProcessGroup group, Reaper reaper, Duration stopTimeout) {
     this.process = process;
+    this.group = group;
+    this.reaper = reaper;
+    this.stopTimeout = stopTimeout;
+    // Its own thread: ending what the child left behind may take the whole stop-timeout.
+    this.exited = process.onExit().thenApplyAsync(this::afterExit, r -> {
+      Thread t = new Thread(r, "amlease-child-" + process.pid());
+      t.setDaemon(true);
+      t.start();
+    });
   }
 
-  public static ChildProcess start(List<String> command, Map<String, String> env) throws IOException {
-    ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
+  /** As {@link #start(List, Map, Duration)} with {@link #DEFAULT_STOP_TIMEOUT}. */
+  public static ChildProcess start(List<String> command, Map<String, String> env)
+      throws IOException {
+    return start(command, env, DEFAULT_STOP_TIMEOUT);
+  }
+
+  /**
+   * Starts {@code command} as the leader of a new session and process group, guarded by a reaper
+   * that stops the group (SIGTERM, then SIGKILL after {@code stopTimeout}) if this JVM dies first.
+   *
+   * @throws IOException when the command is not an executable file (or not on PATH), or the group
+   *     or its reaper cannot be set up; no process is left running then
+   */
+  public static ChildProcess start(List<String> command, Map<String, String> env,
+      Duration stopTimeout) throws IOException {
+    List<String> argv = new ArrayList<>(List.of("setsid", "--"));
+    argv.addAll(command);
+    ProcessBuilder pb = new ProcessBuilder(argv).inheritIO();
     pb.environment().putAll(env);
-    return new ChildProcess(pb.start());
+    // setsid would report a missing command only as exit status 127, after the fact; callers
+    // (hold's exit 127, the AM's failed start) need it as an error, as ProcessBuilder gives it.
+    requireExecutable(command.get(0), pb.environment().get("PATH"));
+    Process process;
+    try {
+      process = pb.start();
+    } catch (IOException e) {
+      throw new IOException(command.get(0) + ": cannot start it through setsid (util-linux), which "
+          + "gives it its own process group: " + e.getMessage(), e);
+    }
+    ProcessGroup group = null;
+    try {
+      group = ProcessGroup.ledBy(process, SETSID_WITHIN);
+      Reaper reaper = Reaper.guard(group, stopTimeout, SETSID_WITHIN);
+      return new ChildProcess(process, group, reaper, stopTimeout);
+    } catch (IOException | RuntimeException e) {
+      // A child that cannot be stopped as a group, or would outlive us, must not run at all.
+      killNow(process, group);
+      throw e;
+    } catch (InterruptedException e) {
+      killNow(process, group);
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while starting " + command);
+    }
   }
 
+  /** The child's pid, which is also its process group and session id. */
   public long pid() {
     return process.pid();
   }
 
-  /** Completes with the exit status (128+N when killed by signal N). */
+  /**
+   * Completes with the child's exit status (128+N when killed by signal N) once the child has exited
+   * <em>and</em> nothing is left in its process group: what it left behind is sent SIGTERM, then
+   * SIGKILL after the stop-timeout given to {@link #start}. A runner that releases the lease on this
+   * event must not leave a lease-less grandchild running.
+   */
   public CompletableFuture<Integer> onExit() {
-    return process.onExit().thenApply(Process::exitValue);
+    return exited.copy();
   }
 
-  /** Sends signal {@code name} (TERM, INT, …) to the child. */
+  /** Sends signal {@code name} (TERM, INT, …) to the child's whole process group. */
   public void signal(String name) {
-    if (!process.isAlive()) {
+    if (exited.isDone()) {
+      // The group is empty, and its id is free to be reused by an unrelated session.
       return;
     }
     if ("TERM".equals(name)) {
-      process.destroy();
-      return;
+      termSentAt.compareAndSet(NOT_SENT, System.nanoTime());
+    } else if ("KILL".equals(name)) {
+      killed = true;
     }
-    try {
-      // The JDK can only send TERM and KILL; kill(1) sends the others.
-      new ProcessBuilder("kill", "-s", name, Long.toString(process.pid())).inheritIO().start()
-          .waitFor(5, TimeUnit.SECONDS);
-    } catch (IOException e) {
-      LOG.warn("cannot send SIG{} to {}: {}", name, process.pid(), e.toString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    group.signal(name);
   }
 
   /**
-   * Waits up to {@code stopTimeout} for the child to exit (after a signal was sent), then SIGKILLs it
-   * and everything it started. Returns the exit status.
+   * Waits up to {@code stopTimeout} for the child's process group to be empty (after a signal was
+   * sent), then SIGKILLs the group. Returns the child's exit status.
    */
   public int awaitOrKill(Duration stopTimeout) {
     try {
-      return onExit().get(stopTimeout.toNanos(), TimeUnit.NANOSECONDS);
+      return exited.get(stopTimeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
-      LOG.warn("COMMAND (pid {}) still running {} after the stop signal; sending SIGKILL",
-          process.pid(), io.amlease.lease.Durations.format(stopTimeout));
-      List<ProcessHandle> tree = process.descendants().toList();
-      process.destroyForcibly();
-      tree.forEach(ProcessHandle::destroyForcibly);
-      return onExit().join();
+      LOG.warn("COMMAND (process group {}) still running {} after the stop signal; sending SIGKILL "
+          + "to the group", group, Durations.format(stopTimeout));
+      signal("KILL");
+      return exited.join();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      process.destroyForcibly();
-      return onExit().join();
-    } catch (java.util.concurrent.ExecutionException e) {
+      signal("KILL");
+      return exited.join();
+    } catch (ExecutionException e) {
       throw new IllegalStateException(e);
     }
   }
 
-  /** SIGTERM, then SIGKILL after {@code stopTimeout}. Returns the exit status. */
+  /** SIGTERM to the group, then SIGKILL after {@code stopTimeout}. Returns the exit status. */
   public int terminate(Duration stopTimeout) {
     signal("TERM");
     return awaitOrKill(stopTimeout);
+  }
+
+  private int afterExit(Process p) {
+    int status = p.exitValue();
+    try {
+      if (group.alive()) {
+        if (!killed) {
+          if (termSentAt.get() == NOT_SENT) {
+            LOG.info("COMMAND (pid {}) exited with status {} but left processes running in its "
+                + "group; stopping them", p.pid(), status);
+          }
+          endLeftovers();
+        } else if (!group.awaitGone(AFTER_KILL)) {
+          LOG.warn("process group {} still has members {} after SIGKILL", group,
+              Durations.format(AFTER_KILL));
+        }
+      }
+      reaper.disarm();
+    } catch (RuntimeException e) {
+      // The runner must still hear that COMMAND exited; the armed reaper ends the group when the
+      // runner does.
+      LOG.warn("cannot check what COMMAND (pid {}) left in its process group: {}", p.pid(),
+          e.toString());
+    }
+    return status;
+  }
+
+  /** SIGTERM (unless already sent), SIGKILL at the stop-timeout counted from that SIGTERM. */
+  private void endLeftovers() {
+    if (termSentAt.compareAndSet(NOT_SENT, System.nanoTime())) {
+      group.signal("TERM");
+    }
+    long sent = termSentAt.get();
+    Duration left = stopTimeout.minusNanos(System.nanoTime() - sent);
+    if (group.awaitGone(left.isNegative() ? Duration.ZERO : left)) {
+      return;
+    }
+    if (!killed) {
+      LOG.warn("processes COMMAND (pid {}) left in its group still running {} after SIGTERM; "
+          + "sending SIGKILL", process.pid(), Durations.format(stopTimeout));
+      killed = true;
+      group.signal("KILL");
+    }
+    if (!group.awaitGone(AFTER_KILL)) {
+      LOG.warn("process group {} still has members {} after SIGKILL", group,
+          Durations.format(AFTER_KILL));
+    }
+  }
+
+  private static void killNow(Process process, ProcessGroup group) {
+    if (group != null) {
+      group.signal("KILL");
+    }
+    process.destroyForcibly();
+  }
+
+  /** The executable execvp(3) would run for {@code program}, or an IOException naming it. */
+  private static void requireExecutable(String program, String path) throws IOException {
+    if (program.contains("/")) {
+      if (!isExecutableFile(Path.of(program))) {
+        throw new IOException(program + ": no such executable file");
+      }
+      return;
+    }
+    // execvp's own default when PATH is unset.
+    for (String dir : (path == null ? "/bin:/usr/bin" : path).split(":", -1)) {
+      if (isExecutableFile(Path.of(dir.isEmpty() ? "." : dir, program))) {
+        return;
+      }
+    }
+    throw new IOException(program + ": not found on PATH");
+  }
+
+  private static boolean isExecutableFile(Path p) {
+    return Files.isRegularFile(p) && Files.isExecutable(p);
   }
 }
