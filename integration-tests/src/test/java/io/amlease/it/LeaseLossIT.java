@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
@@ -28,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An attempt that does not hold the lease never acts for the application: an older attempt that is
- * still campaigning when a newer one shows up never runs its master (G6).
+ * still campaigning when a newer one shows up never runs its master (G6), and a master that exits
+ * once its AM's term is over is a lease loss (exit 75), not the application's end (G4).
  */
 class LeaseLossIT {
   private static final Duration T = Duration.ofSeconds(6);
@@ -190,6 +192,72 @@ class LeaseLossIT {
         assertThat(amLog(attempt1)).contains("exiting 75 without unregistering")
             .doesNotContainPattern("master command .* running");
       }
+    }
+  }
+
+  /**
+   * G4. The test supersedes attempt 1's term, as a newer holder would, by moving {@code
+   * <lease>/epoch} on, and the master then exits 1 (as one whose own fenced write was refused
+   * would). That is a lease loss: attempt 1 exits 75 without unregistering, its worker keeps
+   * running and attempt 2 adopts it, the staging directory stays.
+   */
+  @Test
+  void masterExitingAfterItsTermEndedIsALeaseLossNotTheApplicationsEnd() throws Exception {
+    String name = "it-fenced-exit";
+    String lease = "/amlease/" + name;
+    Path go = dir.resolve("go");
+    Path workers = dir.resolve("workers");
+    Path script = dir.resolve(name + "-master.sh");
+    Files.writeString(script, "echo $$ > " + dir.resolve("master-") + "$AMLEASE_EPOCH\n"
+        + "if [ \"$AMLEASE_EPOCH\" = 1 ]; then\n"
+        + "  while [ ! -e " + go + " ]; do sleep 0.05; done\n"
+        + "  exit 1\n"
+        + "fi\n"
+        + "exec sleep 600\n");
+    try (LeaderHistory history = new LeaderHistory(cluster.zk(), lease)) {
+      // T = 10 s with a renewal every 5 s: the test moves the epoch on right after a renewal, so
+      // that the master's exit reaches the AM before the AM's own renewal can notice.
+      ApplicationId id = cluster.submit("-Damlease.lease.renew-interval=5s", "--name", name,
+          "--zk", cluster.zkConnect(), "--session-timeout", "10s", "--stop-timeout", "1s",
+          "--am-memory", "256", "--workers", "1", "--worker-memory", "128",
+          "--worker-command", "echo $CONTAINER_ID >> " + workers + "; exec sleep 600",
+          "--", "sh", script.toString());
+      submitted.add(id);
+      ApplicationAttemptId attempt1 = ApplicationAttemptId.newInstance(id, 1);
+      LeaderInfo first = history.awaitEpoch(1, Duration.ofSeconds(60));
+      await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(dir.resolve("master-1"))
+          && Files.exists(workers) && Files.readAllLines(workers).size() == 1);
+      String worker = Files.readAllLines(workers).get(0);
+
+      String tracking = first.urls().get("tracking");
+      long renewals = Http.status(tracking).at("/counters/renewals").asLong();
+      await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+          .until(() -> Http.status(tracking).at("/counters/renewals").asLong() > renewals);
+      cluster.zk().setData().forPath(lease + "/epoch", "2".getBytes(StandardCharsets.UTF_8));
+      Files.writeString(go, "");
+
+      ApplicationReport report = await().atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> cluster.yarn().getApplicationReport(id), r -> TERMINAL.contains(
+              r.getYarnApplicationState()) || r.getCurrentApplicationAttemptId().getAttemptId() > 1);
+      assertThat(report.getYarnApplicationState()).as("%s: %s", report.getYarnApplicationState(),
+          report.getDiagnostics()).isNotIn(TERMINAL);
+      assertThat(diagnostics(attempt1)).contains("exitCode: 75");
+      assertThat(amLog(attempt1)).contains("exiting 75 without unregistering")
+          .doesNotContain("finishing the application");
+
+      LeaderInfo second = history.awaitEpoch(3, Duration.ofSeconds(60));
+      assertThat(second.attemptId()).isEqualTo(ApplicationAttemptId.newInstance(id, 2).toString());
+      await().atMost(Duration.ofSeconds(20)).until(() ->
+          Http.status(second.urls().get("tracking")).at("/workers/adopted").asInt() == 1);
+      assertThat(Files.readAllLines(workers)).as("no worker was started again")
+          .containsExactly(worker);
+      FileSystem fs = FileSystem.get(cluster.conf());
+      org.apache.hadoop.fs.Path staging = new org.apache.hadoop.fs.Path(fs.getHomeDirectory(),
+          ".amlease/" + id);
+      assertThat(fs.exists(staging)).as("staging directory %s", staging).isTrue();
+      cluster.yarn().killApplication(id);
+      fs.delete(staging, true);
     }
   }
 }

@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * exit, RM callbacks, signals) is an event on one queue, handled on the main thread.
  *
  * <p>The master runs only in a term this attempt holds, and only once a look at the contenders
- * taken after the grant found no newer attempt (G6).
+ * taken after the grant found no newer attempt (G6). Its exit ends the application only if the AM
+ * still holds that term, as ZooKeeper confirms; otherwise it is a lease loss (G4).
  *
  * <p>Exit status: 0 after unregistering (master finished; FINISHED/SUCCEEDED or FAILED), 75 when the
  * lease was lost or a newer attempt took over, leading or still campaigning — without unregistering,
@@ -71,7 +72,7 @@ public final class ApplicationMaster {
   /** The contenders as seen after the grant of {@code epoch}: a newer attempt, none, or unknown. */
   private record Checked(Epoch epoch, Optional<ApplicationAttemptId> newer, Throwable failure)
       implements Event {}
-  private record MasterExited(int status) implements Event {}
+  private record MasterExited(Epoch epoch, int status) implements Event {}
   private record Allocated(List<Container> containers) implements Event {}
   private record Completed(List<ContainerStatus> statuses) implements Event {}
   private record RmShutdown(String why) implements Event {}
@@ -128,6 +129,7 @@ public final class ApplicationMaster {
     ChildProcess master = null;
     Epoch granted = null;
     NewerAttemptWatch newer = null;
+    TermCheck term = null;
     AmStatus status = new AmStatus(containerId, host, settings.lease().leasePath(),
         attempt.toString());
     StatusServer web = null;
@@ -152,6 +154,7 @@ public final class ApplicationMaster {
           .build();
       lease = ZkLease.create(config, listener());
       status.lease(lease);
+      term = new TermCheck(lease);
       lease.start();
       newer = new NewerAttemptWatch(attempt, lease, other -> events.add(new NewerAttempt(other)));
       newer.start(NEWER_ATTEMPT_CHECK);
@@ -195,6 +198,14 @@ public final class ApplicationMaster {
           // signal the AM got too. That is a kill, not the master finishing.
           return stopOnSignal(s, master, lease, config);
         } else if (e instanceof MasterExited x) {
+          if (!term.holds(x.epoch())) {
+            // E.g. its own fenced write was refused, or the revocation is queued behind its
+            // exit: the application goes on under the next holder, with these workers.
+            LOG.warn("master command exited with status {} after epoch {} ended", x.status(),
+                x.epoch());
+            return leaseLost(lease.state().lastRevocation().map(Enum::name)
+                .orElse("term over"), null, config);
+          }
           LOG.info("master command exited with status {}; finishing the application", x.status());
           workers.stopAll();
           lease.release(config.connectionTimeout());
@@ -223,6 +234,9 @@ public final class ApplicationMaster {
     } finally {
       if (newer != null) {
         newer.close();
+      }
+      if (term != null) {
+        term.close();
       }
       if (lease != null) {
         lease.close();
@@ -317,7 +331,7 @@ public final class ApplicationMaster {
     ChildProcess child = ChildProcess.start(settings.masterCommand(), env);
     LOG.info("epoch {}: master command {} running (pid {})", epoch.value(), settings.masterCommand(),
         child.pid());
-    child.onExit().thenAccept(status -> events.add(new MasterExited(status)));
+    child.onExit().thenAccept(status -> events.add(new MasterExited(epoch, status)));
     return child;
   }
 
