@@ -198,6 +198,8 @@ public final class ApplicationMaster {
           // signal the AM got too. That is a kill, not the master finishing.
           return stopOnSignal(s, master, lease, config);
         } else if (e instanceof MasterExited x) {
+          // Blocks the loop at most until the term's deadline, which G2 allows here: the master is
+          // gone, and a revocation leaves the workers running, so nothing has to stop meanwhile.
           if (!term.holds(x.epoch())) {
             // E.g. its own fenced write was refused, or the revocation is queued behind its
             // exit: the application goes on under the next holder, with these workers.
