@@ -11,7 +11,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Optional;
-import org.junit.jupiter.api.Assumptions;
 
 /** The AM's status page over HTTP (directly or through the RM's web proxy) and in a browser. */
 final class Http {
@@ -33,14 +32,19 @@ final class Http {
     return r.body();
   }
 
-  /** CI installs Chromium (.ci/run); elsewhere the browser checks are skipped when there is none. */
-  static HeadlessChromium chromium() {
+  /**
+   * CI installs Chromium (.ci/run); elsewhere the browser checks are left out when there is none.
+   * Only those checks: the rest of a test that also looks at a page in a browser still runs.
+   */
+  static Optional<HeadlessChromium> chromium() {
     Optional<HeadlessChromium> found = HeadlessChromium.find();
     if (found.isEmpty() && "true".equals(System.getenv("CI"))) {
       throw new AssertionError("CI must have chromium on the PATH (.ci/run installs it)");
     }
-    Assumptions.assumeTrue(found.isPresent(), "no chromium on the PATH");
-    return found.get();
+    if (found.isEmpty()) {
+      System.out.println("no chromium on the PATH: browser checks left out");
+    }
+    return found;
   }
 
   /** {@code status.json} under a tracking URL (which ends with a slash). */

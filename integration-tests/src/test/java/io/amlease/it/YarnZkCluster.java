@@ -132,12 +132,20 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
     throw new FileNotFoundException(file + " of " + container);
   }
 
-  /** Runs {@code amlease submit} in-process with the shaded AM jar; returns the application id. */
+  /**
+   * Runs {@code amlease submit} in-process with the shaded AM jar; returns the application id.
+   * Leading {@code -Dkey=value} arguments stay in front: Hadoop's generic options parser stops at
+   * the first argument it does not know.
+   */
   ApplicationId submit(String... args) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    List<String> all = new ArrayList<>(List.of("--am-jar", amJar().toString()));
-    all.addAll(List.of(args));
+    List<String> all = new ArrayList<>(List.of(args));
+    int firstOwn = 0;
+    while (firstOwn < all.size() && all.get(firstOwn).startsWith("-D")) {
+      firstOwn++;
+    }
+    all.addAll(firstOwn, List.of("--am-jar", amJar().toString()));
     int exit = ToolRunner.run(conf(), new SubmitCommand(new PrintStream(out, true),
         new PrintStream(err, true)), all.toArray(String[]::new));
     assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();

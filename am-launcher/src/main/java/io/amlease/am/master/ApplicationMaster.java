@@ -19,6 +19,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.BlockingDeque;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
@@ -44,16 +45,23 @@ import org.slf4j.LoggerFactory;
  * master command and keeps the worker containers. Everything that happens (lease edges, the master's
  * exit, RM callbacks, signals) is an event on one queue, handled on the main thread.
  *
+ * <p>The master runs only in a term this attempt holds, and only once a look at the contenders
+ * taken after the grant found no newer attempt (G6). Its exit ends the application only if the AM
+ * still holds that term, as ZooKeeper confirms; otherwise it is a lease loss (G4).
+ *
  * <p>Exit status: 0 after unregistering (master finished; FINISHED/SUCCEEDED or FAILED), 75 when the
- * lease was lost or a newer attempt took over — without unregistering, so YARN may start another
- * attempt, and without releasing worker containers, so that attempt can adopt them; 128+N on signal
- * N (a kill of the application or of this attempt): master stopped, lease released, workers left.
+ * lease was lost or a newer attempt took over, leading or still campaigning — without unregistering,
+ * so YARN may start another attempt, and without releasing worker containers, so that attempt can
+ * adopt them; 128+N on signal N (a kill of the application or of this attempt): master stopped,
+ * lease released, workers left.
  */
 public final class ApplicationMaster {
   private static final Logger LOG = LoggerFactory.getLogger(ApplicationMaster.class);
   public static final String SETTINGS_FILE = "amlease-am.xml";
   public static final int LEASE_LOST = 75;
   private static final Duration NEWER_ATTEMPT_CHECK = Duration.ofSeconds(1);
+  /** Before looking at the contenders again after a look that could not read them. */
+  private static final Duration RECHECK = Duration.ofMillis(200);
   /** How long a master that died of a signal waits for the AM's own signal (same process group). */
   private static final Duration SIGNAL_WINDOW = Duration.ofSeconds(1);
 
@@ -61,7 +69,10 @@ public final class ApplicationMaster {
   private record Granted(Epoch epoch) implements Event {}
   private record Revoked(RevocationReason reason) implements Event {}
   private record Failed(LeaseException cause) implements Event {}
-  private record MasterExited(int status) implements Event {}
+  /** The contenders as seen after the grant of {@code epoch}: a newer attempt, none, or unknown. */
+  private record Checked(Epoch epoch, Optional<ApplicationAttemptId> newer, Throwable failure)
+      implements Event {}
+  private record MasterExited(Epoch epoch, int status) implements Event {}
   private record Allocated(List<Container> containers) implements Event {}
   private record Completed(List<ContainerStatus> statuses) implements Event {}
   private record RmShutdown(String why) implements Event {}
@@ -116,8 +127,9 @@ public final class ApplicationMaster {
     Workers workers = null;
     ZkLease lease = null;
     ChildProcess master = null;
-    Epoch epoch = null;
+    Epoch granted = null;
     NewerAttemptWatch newer = null;
+    TermCheck term = null;
     AmStatus status = new AmStatus(containerId, host, settings.lease().leasePath(),
         attempt.toString());
     StatusServer web = null;
@@ -142,27 +154,60 @@ public final class ApplicationMaster {
           .build();
       lease = ZkLease.create(config, listener());
       status.lease(lease);
+      term = new TermCheck(lease);
       lease.start();
       newer = new NewerAttemptWatch(attempt, lease, other -> events.add(new NewerAttempt(other)));
       newer.start(NEWER_ATTEMPT_CHECK);
 
       while (true) {
         Event e = events.take();
-        if (e instanceof NewerAttempt) {
-          // Not leading (yet): nothing to give up; YARN stops this attempt, the newer one leads.
-          if (epoch != null) {
-            lease.revoke(RevocationReason.NEWER_ATTEMPT);
+        if (e instanceof NewerAttempt n) {
+          // Also ends a term that was granted but not acted on yet (its Granted event queued
+          // behind this one, or its check pending): that grant must never start the master.
+          lease.revoke(RevocationReason.NEWER_ATTEMPT);
+          if (granted == null) {
+            LOG.warn("attempt {} contends while this attempt campaigns: giving up the campaign and "
+                + "exiting {} without unregistering (G6)", n.attempt(), LEASE_LOST);
+            return LEASE_LOST;
           }
+          return leaseLost(RevocationReason.NEWER_ATTEMPT.name(), master, config);
         } else if (e instanceof Granted g) {
-          epoch = g.epoch();
-          master = startMaster(config, epoch);
-          workers.lead(epoch);
+          granted = g.epoch();
+          checkContenders(newer, g.epoch(), Duration.ZERO);
+        } else if (e instanceof Checked c) {
+          if (c.newer().isPresent()) {
+            LOG.warn("attempt {} contends for the lease: epoch {} ends before the master starts",
+                c.newer().get(), c.epoch());
+            lease.revoke(RevocationReason.NEWER_ATTEMPT);
+            return leaseLost(RevocationReason.NEWER_ATTEMPT.name(), master, config);
+          } else if (!TermCheck.holdsLocally(lease.state(), c.epoch())) {
+            // Revoked meanwhile: its Revoked event is queued; a master must not start now.
+            LOG.info("epoch {} ended before the master started", c.epoch());
+          } else if (c.failure() != null) {
+            // Unknown is not "none". If ZooKeeper stays unreachable the deadline revokes.
+            LOG.info("cannot look for a newer attempt before starting the master ({}); retrying",
+                c.failure().toString());
+            checkContenders(newer, c.epoch(), RECHECK);
+          } else {
+            master = startMaster(config, c.epoch());
+            workers.lead(c.epoch());
+          }
         } else if (e instanceof MasterExited x && x.status() > 128
             && signalledWithin(SIGNAL_WINDOW) instanceof Signalled s) {
           // The NodeManager signals the container's whole process group: the master died of the
           // signal the AM got too. That is a kill, not the master finishing.
           return stopOnSignal(s, master, lease, config);
         } else if (e instanceof MasterExited x) {
+          // Blocks the loop at most until the term's deadline, which G2 allows here: the master is
+          // gone, and a revocation leaves the workers running, so nothing has to stop meanwhile.
+          if (!term.holds(x.epoch())) {
+            // E.g. its own fenced write was refused, or the revocation is queued behind its
+            // exit: the application goes on under the next holder, with these workers.
+            LOG.warn("master command exited with status {} after epoch {} ended", x.status(),
+                x.epoch());
+            return leaseLost(lease.state().lastRevocation().map(Enum::name)
+                .orElse("term over"), null, config);
+          }
           LOG.info("master command exited with status {}; finishing the application", x.status());
           workers.stopAll();
           lease.release(config.connectionTimeout());
@@ -172,18 +217,11 @@ public final class ApplicationMaster {
           deleteStaging();
           return 0;
         } else if (e instanceof Revoked r) {
-          LOG.warn("lease lost ({}): stopping the master command and exiting {} without "
-              + "unregistering", r.reason(), LEASE_LOST);
-          if (master != null) {
-            master.terminate(config.stopTimeout());
-          }
-          return LEASE_LOST;
+          return leaseLost(r.reason().name(), master, config);
         } else if (e instanceof RmShutdown s) {
           LOG.warn("{}: yielding to the newer attempt", s.why());
-          if (epoch == null) {
-            return LEASE_LOST;
-          }
           lease.revoke(RevocationReason.RM_SHUTDOWN);
+          return leaseLost(RevocationReason.RM_SHUTDOWN.name(), master, config);
         } else if (e instanceof Failed f) {
           LOG.error("cannot campaign: {}", f.cause().getMessage());
           return 1;
@@ -199,6 +237,9 @@ public final class ApplicationMaster {
       if (newer != null) {
         newer.close();
       }
+      if (term != null) {
+        term.close();
+      }
       if (lease != null) {
         lease.close();
       }
@@ -212,6 +253,25 @@ public final class ApplicationMaster {
         web.close();
       }
     }
+  }
+
+  /** G6 before acting on the grant of {@code epoch}; the answer comes back as a Checked event. */
+  private void checkContenders(NewerAttemptWatch watch, Epoch epoch, Duration delay) {
+    watch.check(delay).whenComplete((other, failure) ->
+        events.add(new Checked(epoch, other == null ? Optional.empty() : other, failure)));
+  }
+
+  /**
+   * The term is over (or was never acted on): stop the master if one runs and exit 75 without
+   * unregistering, leaving the workers and the staging directory to the next attempt.
+   */
+  private int leaseLost(String why, ChildProcess master, LeaseConfig config) {
+    LOG.warn("lease lost ({}): {}exiting {} without unregistering", why,
+        master == null ? "" : "stopping the master command and ", LEASE_LOST);
+    if (master != null) {
+      master.terminate(config.stopTimeout());
+    }
+    return LEASE_LOST;
   }
 
   /**
@@ -273,7 +333,7 @@ public final class ApplicationMaster {
     ChildProcess child = ChildProcess.start(settings.masterCommand(), env);
     LOG.info("epoch {}: master command {} running (pid {})", epoch.value(), settings.masterCommand(),
         child.pid());
-    child.onExit().thenAccept(status -> events.add(new MasterExited(status)));
+    child.onExit().thenAccept(status -> events.add(new MasterExited(epoch, status)));
     return child;
   }
 
