@@ -330,7 +330,7 @@ public final class ApplicationMaster {
         "AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token()),
         "AMLEASE_LEASE", config.leasePath(), "AMLEASE_HOLDER", config.holderId(),
         "AMLEASE_ZK", config.connectString()));
-    ChildProcess child = ChildProcess.start(settings.masterCommand(), env);
+    ChildProcess child = ChildProcess.start(settings.masterCommand(), env, config.stopTimeout());
     LOG.info("epoch {}: master command {} running (pid {})", epoch.value(), settings.masterCommand(),
         child.pid());
     child.onExit().thenAccept(status -> events.add(new MasterExited(epoch, status)));
