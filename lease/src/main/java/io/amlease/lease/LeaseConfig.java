@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Everything a lease needs, immutable and validated once in {@link Builder#build()}. Each field has
@@ -24,6 +25,7 @@ public final class LeaseConfig {
   public static final String STOP_TIMEOUT = "amlease.lease.stop-timeout";
   public static final String CLOCK_RATE_ERROR = "amlease.lease.clock-rate-error";
   public static final String SLACK = "amlease.lease.slack";
+  public static final String GENERATION = "amlease.lease.generation";
 
   public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(30);
   public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(15);
@@ -43,6 +45,7 @@ public final class LeaseConfig {
   private final Optional<DigestCredentials> aclCredentials;
   private final LeaderDetails details;
   private final LeaseTiming requestedTiming;
+  private final OptionalLong generation;
 
   private LeaseConfig(Builder b) {
     connectString = b.connectString;
@@ -58,6 +61,7 @@ public final class LeaseConfig {
     aclCredentials = Optional.ofNullable(b.aclCredentials).map(DigestCredentials::load);
     details = b.details;
     requestedTiming = timingFor(sessionTimeout, "requested");
+    generation = b.generation == null ? OptionalLong.empty() : OptionalLong.of(b.generation);
   }
 
   /** The timing for a session timeout; after connecting pass the negotiated one. */
@@ -78,6 +82,11 @@ public final class LeaseConfig {
   public Duration slack() { return slack; }
   public Optional<DigestCredentials> aclCredentials() { return aclCredentials; }
   public LeaderDetails details() { return details; }
+  /**
+   * The contender's generation, if it has one (the AM: its YARN attempt number). Once a contender of
+   * a higher generation has campaigned, lower ones never acquire (G6).
+   */
+  public OptionalLong generation() { return generation; }
   /** Timing from the requested session timeout (already validated). */
   public LeaseTiming requestedTiming() { return requestedTiming; }
 
@@ -111,6 +120,13 @@ public final class LeaseConfig {
       }
     });
     Optional.ofNullable(conf.get(ACL_CREDENTIALS)).map(Path::of).ifPresent(b::aclCredentials);
+    Optional.ofNullable(conf.get(GENERATION)).ifPresent(v -> {
+      try {
+        b.generation(Long.parseLong(v.trim()));
+      } catch (NumberFormatException e) {
+        throw new LeaseConfigException(GENERATION, GENERATION + ": '" + v + "' is not a whole number");
+      }
+    });
     return b;
   }
 
@@ -149,6 +165,7 @@ public final class LeaseConfig {
     private Duration slack = MIN_SLACK;
     private Path aclCredentials;
     private LeaderDetails details = LeaderDetails.NONE;
+    private Long generation;
 
     public Builder connectString(String v) { connectString = v; return this; }
     public Builder leasePath(String v) { leasePath = v; return this; }
@@ -162,6 +179,7 @@ public final class LeaseConfig {
     public Builder slack(Duration v) { slack = v; return this; }
     public Builder aclCredentials(Path v) { aclCredentials = v; return this; }
     public Builder details(LeaderDetails v) { details = Objects.requireNonNull(v); return this; }
+    public Builder generation(long v) { generation = v; return this; }
 
     /** @throws LeaseConfigException naming the key of the first rule broken */
     public LeaseConfig build() {
@@ -187,6 +205,10 @@ public final class LeaseConfig {
       if (!(clockRateError >= 0 && clockRateError < 0.5)) {
         throw new LeaseConfigException(CLOCK_RATE_ERROR, CLOCK_RATE_ERROR + " (" + clockRateError
             + ") must be at least 0 and below 0.5");
+      }
+      if (generation != null && generation < 1) {
+        throw new LeaseConfigException(GENERATION, GENERATION + " (" + generation
+            + ") must be at least 1");
       }
       if (slack == null || slack.compareTo(MIN_SLACK) < 0) {
         throw new LeaseConfigException(SLACK, SLACK + " (" + (slack == null ? "null"

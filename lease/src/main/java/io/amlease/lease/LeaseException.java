@@ -44,4 +44,14 @@ public class LeaseException extends Exception {
       super(message, cause);
     }
   }
+
+  /**
+   * A contender of a newer generation (a later YARN attempt of the same application) campaigns for
+   * this lease: an older generation never acquires after that (G6).
+   */
+  public static final class Outdated extends LeaseException {
+    public Outdated(String message) {
+      super(message);
+    }
+  }
 }

@@ -148,14 +148,22 @@ public final class ApplicationMaster {
       workers.adopt(reg.getContainersFromPreviousAttempts());
       Signals.route(sig -> events.add(new Signalled(sig.getName(), sig.getNumber())));
 
+      // The attempt number is the lease's generation: once a later attempt has campaigned, this one
+      // can no longer acquire, whatever the order of the two in the election (G6).
       LeaseConfig config = LeaseConfig.fromMap(settings.lease().toMap()).holderId(attempt.toString())
+          .generation(attempt.getAttemptId())
           .details(new LeaderDetails(host, web.port(), Map.of("tracking", web.url()),
               attempt.getApplicationId().toString(), attempt.toString(), containerId.toString()))
           .build();
       lease = ZkLease.create(config, listener());
       status.lease(lease);
       term = new TermCheck(lease);
-      lease.start();
+      try {
+        lease.start();
+      } catch (LeaseException.Outdated o) {
+        LOG.warn("{}: exiting {} without unregistering", o.getMessage(), LEASE_LOST);
+        return LEASE_LOST;
+      }
       newer = new NewerAttemptWatch(attempt, lease, other -> events.add(new NewerAttempt(other)));
       newer.start(NEWER_ATTEMPT_CHECK);
 
@@ -222,6 +230,10 @@ public final class ApplicationMaster {
           LOG.warn("{}: yielding to the newer attempt", s.why());
           lease.revoke(RevocationReason.RM_SHUTDOWN);
           return leaseLost(RevocationReason.RM_SHUTDOWN.name(), master, config);
+        } else if (e instanceof Failed f && f.cause() instanceof LeaseException.Outdated) {
+          // A newer attempt raised the lease's generation first: it is YARN's attempt now (G6).
+          LOG.warn("{}: exiting {} without unregistering", f.cause().getMessage(), LEASE_LOST);
+          return LEASE_LOST;
         } else if (e instanceof Failed f) {
           LOG.error("cannot campaign: {}", f.cause().getMessage());
           return 1;

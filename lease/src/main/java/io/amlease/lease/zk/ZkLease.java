@@ -65,6 +65,7 @@ public final class ZkLease implements Lease {
   private final LeasePaths paths;
   private final LeaseAcl acl;
   private final LeaseNodes nodes;
+  private final GenerationGuard generation;
   private final RetryBackoff backoff = new RetryBackoff();
   private final ExecutorService worker;
   private final ExecutorService events;
@@ -91,6 +92,8 @@ public final class ZkLease implements Lease {
     this.paths = new LeasePaths(config.leasePath());
     this.acl = new LeaseAcl(paths, config.aclCredentials());
     this.nodes = new LeaseNodes(paths, acl);
+    this.generation = config.generation().isPresent()
+        ? new GenerationGuard(paths, acl, config.generation().getAsLong()) : null;
     this.timing = config.requestedTiming();
     this.worker = Executors.newSingleThreadExecutor(daemon("amlease-lease-" + config.holderId()));
     this.events = Executors.newSingleThreadExecutor(daemon("amlease-events-" + config.holderId()));
@@ -128,6 +131,9 @@ public final class ZkLease implements Lease {
           Durations.format(config.sessionTimeout()), Durations.format(negotiated),
           Durations.format(timing.grace()), Durations.format(timing.renewInterval()));
       nodes.prepare(c);
+      if (generation != null) {
+        generation.register(zk);
+      }
       c.getConnectionStateListenable().addListener((cl, st) -> onConnectionState(st));
       startLatch(c);
       LOG.info("campaigning for {} as {}", config.leasePath(), config.holderId());
@@ -217,6 +223,9 @@ public final class ZkLease implements Lease {
         ops.add(Op.delete(paths.leader(), leaderStat.getVersion()));
       }
       ops.add(Op.create(paths.leader(), info.toJson(), acl.leaseAcl(), CreateMode.EPHEMERAL));
+      if (generation != null) {
+        ops.add(generation.check()); // Last: a failure there means a newer generation (G6).
+      }
       long sent = clock.nanoTime();
       List<OpResult> results = zk.multi(ops);
       // The term's session is the one the multi ran on: read from the same handle after it (a
@@ -234,6 +243,8 @@ public final class ZkLease implements Lease {
         fail(nodes.accessDenied(paths.root(), null));
       } else if (failedOp(e) == 0) {
         LOG.info("latch node {} is gone; waiting for the latch", ours);
+      } else if (generation != null && failedOp(e) == ops(e) - 1) {
+        fail(generation.outdated(-1));
       } else {
         retryAcquire("acquisition lost a race or the connection (" + e.code()
             + (e.getPath() == null ? "" : " on " + e.getPath()) + ")");
@@ -640,6 +651,11 @@ public final class ZkLease implements Lease {
 
   private ZooKeeper zk() throws Exception {
     return client.getZookeeperClient().getZooKeeper();
+  }
+
+  /** How many ops the failed multi had, or -1 when the failure was not per-op. */
+  private static int ops(KeeperException e) {
+    return e.getResults() == null ? -1 : e.getResults().size();
   }
 
   /** Index of the op that failed in a multi, or -1 when the failure was not per-op. */

@@ -20,10 +20,15 @@ public final class ZkServers {
     return new TestingServer(spec(-1, Map.of()), true);
   }
 
+  /**
+   * An ensemble whose leader changes fit G1's bound at T = 10 s: a stumbling election leaves the new
+   * leader waiting initLimit ticks for followers, and a lease renews only through a leader, so the
+   * limits are 4 and 2 ticks (2 s and 1 s) instead of Curator's 10 and 5.
+   */
   public static TestingCluster cluster(int size) {
     List<InstanceSpec> specs = new ArrayList<>();
     for (int id = 1; id <= size; id++) {
-      specs.add(spec(id, Map.of()));
+      specs.add(spec(id, Map.of("initLimit", "4", "syncLimit", "2")));
     }
     return new TestingCluster(specs);
   }
