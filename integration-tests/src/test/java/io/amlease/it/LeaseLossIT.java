@@ -215,9 +215,11 @@ class LeaseLossIT {
         + "fi\n"
         + "exec sleep 600\n");
     try (LeaderHistory history = new LeaderHistory(cluster.zk(), lease)) {
-      // T = 10 s with a renewal every 5 s: the test moves the epoch on right after a renewal, so
-      // that the master's exit reaches the AM before the AM's own renewal can notice.
-      ApplicationId id = cluster.submit("-Damlease.lease.renew-interval=5s", "--name", name,
+      // T = 10 s with a renewal every 3 s (the longest G2 allows with grace left above it): the
+      // test moves the epoch on right after a renewal. The AM's epoch watch may still notice first;
+      // either way the master's exit must be a lease loss (before TermCheck, with detection only
+      // at the next renewal, it ended the application).
+      ApplicationId id = cluster.submit("-Damlease.lease.renew-interval=3s", "--name", name,
           "--zk", cluster.zkConnect(), "--session-timeout", "10s", "--stop-timeout", "1s",
           "--am-memory", "256", "--workers", "1", "--worker-memory", "128",
           "--worker-command", "echo $CONTAINER_ID >> " + workers + "; exec sleep 600",

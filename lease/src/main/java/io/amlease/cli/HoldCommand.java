@@ -234,6 +234,21 @@ final class HoldCommand {
     }
     LOG.info("epoch {}: running {} (pid {})", epoch.value(), command, child.pid());
     child.onExit().thenAccept(status -> events.add(new ChildExited(status)));
+    try {
+      return superviseChild(lease, config, child);
+    } finally {
+      if (!child.onExit().isDone()) {
+        // Leaving abnormally (an interrupt, a bug): stop COMMAND before the lease is closed and
+        // released, or a contender could act beside it (G2).
+        LOG.warn("leaving while COMMAND runs; stopping its process group first");
+        child.terminate(config.stopTimeout());
+      }
+    }
+  }
+
+  private int superviseChild(Lease lease, LeaseConfig config, ChildProcess child)
+      throws InterruptedException {
+    Duration stopTimeout = config.stopTimeout();
     while (true) {
       Event e = events.take();
       if (e instanceof ChildExited x) {

@@ -246,6 +246,12 @@ public final class ApplicationMaster {
         }
       }
     } finally {
+      if (master != null && !master.onExit().isDone()) {
+        // Leaving abnormally (an exception in the loop): stop the master before the lease is
+        // closed and released, or the next attempt could act beside it (G2).
+        LOG.warn("leaving while the master command runs; stopping it first");
+        master.terminate(settings.lease().stopTimeout());
+      }
       if (newer != null) {
         newer.close();
       }

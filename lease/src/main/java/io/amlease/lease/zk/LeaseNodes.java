@@ -56,6 +56,7 @@ final class LeaseNodes {
     check(client, paths.root(), Perms.CREATE | Perms.DELETE | Perms.READ);
     check(client, paths.latch(), Perms.CREATE | Perms.DELETE);
     check(client, paths.epoch(), Perms.WRITE);
+    check(client, paths.generation(), Perms.WRITE);
   }
 
   private void check(CuratorFramework client, String path, int perms) throws Exception {

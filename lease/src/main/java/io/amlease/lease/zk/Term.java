@@ -17,6 +17,7 @@ final class Term {
   private final long graceNanos;
   private volatile long lastAck;
   private volatile LeaderInfo info;
+  private volatile boolean epochWatched;
 
   Term(Epoch epoch, long sessionId, String latchPath, LeaderInfo info, Duration grace,
       long sentNanos) {
@@ -45,6 +46,15 @@ final class Term {
 
   boolean expired(long nowNanos) {
     return nowNanos - deadline() >= 0;
+  }
+
+  /** Whether the watch on the epoch node is set for this term (it detects supersession). */
+  boolean epochWatched() {
+    return epochWatched;
+  }
+
+  void epochWatched(boolean set) {
+    epochWatched = set;
   }
 
   LeaderInfo info() {

@@ -205,6 +205,16 @@ public final class ZkLease implements Lease {
     try {
       ZooKeeper zk = zk();
       long session = zk.getSessionId();
+      if (session == 0 || zk.getSessionTimeout() <= 0) {
+        // A handle Curator made after an expiry, not connected yet: nothing to judge G2 by.
+        retryAcquire("the new ZooKeeper session is not established yet");
+        return;
+      }
+      if (generation != null) {
+        // Again at each attempt: it re-creates the node if an operator deleted it, and refuses
+        // (Outdated) once a newer generation has raised it.
+        generation.register(zk);
+      }
       // G2 for this session: after an expiry Curator opens a new one, whose negotiated timeout
       // (another server, a changed maxSessionTimeout) may not fit the grace checked at start.
       LeaseTiming sessionTiming = config.timingFor(Duration.ofMillis(zk.getSessionTimeout()),
@@ -243,7 +253,7 @@ public final class ZkLease implements Lease {
         fail(nodes.accessDenied(paths.root(), null));
       } else if (failedOp(e) == 0) {
         LOG.info("latch node {} is gone; waiting for the latch", ours);
-      } else if (generation != null && failedOp(e) == ops(e) - 1) {
+      } else if (generation != null && failedOp(e) == ops(e) - 1 && e.code() == Code.BADVERSION) {
         fail(generation.outdated(-1));
       } else {
         retryAcquire("acquisition lost a race or the connection (" + e.code()
@@ -307,7 +317,7 @@ public final class ZkLease implements Lease {
     try {
       zk = zk();
     } catch (Exception e) {
-      return;
+      return; // Armed by the next renewal (Term#epochWatched).
     }
     // The revocation runs on the clock's timer thread, with the renewals and the watchdog: the
     // holder's own decisions share one thread, and a process pause (a frozen clock in tests) holds
@@ -321,7 +331,10 @@ public final class ZkLease implements Lease {
     };
     zk.exists(paths.epoch(), onChange, (rc, path, ctx, stat) -> {
       Code code = Code.get(rc);
-      if ((code == Code.OK && stat.getVersion() != t.epoch.token()) || code == Code.NONODE) {
+      if (code == Code.OK && stat.getVersion() == t.epoch.token()) {
+        // Set: a watch outlives reconnects of the session, so it stays until it fires.
+        t.epochWatched(true);
+      } else if (code == Code.OK || code == Code.NONODE) {
         clock.schedule(() -> revoke(t, RevocationReason.SUPERSEDED, paths.epoch() + " is at "
             + "version " + (stat == null ? "none" : stat.getVersion()) + ", our token is "
             + t.epoch.token()), Duration.ZERO);
@@ -338,6 +351,16 @@ public final class ZkLease implements Lease {
       events.execute(() -> listener.failed(e));
     }
     LOG.error("lease {} cannot campaign: {}", config.leasePath(), e.getMessage());
+    // Leave the election at once: as its leader, a failed contender would hold up the next one
+    // until its owner closes it.
+    try {
+      LeaderLatch l = latch;
+      if (l != null) {
+        l.close();
+      }
+    } catch (Exception ex) {
+      LOG.debug("closing the latch of a failed lease: {}", ex.toString());
+    }
   }
 
   private void renew(Term t) {
@@ -372,6 +395,11 @@ public final class ZkLease implements Lease {
           + Long.toHexString(zk.getSessionId()) + ", the term's session was 0x"
           + Long.toHexString(t.sessionId));
       return;
+    }
+    if (!t.epochWatched()) {
+      // The watch could not be set at the grant (a blip): without it nothing would see a newer
+      // epoch while the session lives, so try again with every renewal until it is set.
+      watchEpoch(t);
     }
     long sent = clock.nanoTime();
     zk.sync(paths.epoch(), (rc, path, ctx) -> {
@@ -481,6 +509,10 @@ public final class ZkLease implements Lease {
     long sent = clock.nanoTime();
     try {
       ZooKeeper zk = zk();
+      if (zk.getSessionId() != t.sessionId) {
+        revoke(t, RevocationReason.SESSION_LOST, "fenced write: the client is on another session");
+        throw new LeaseException.NotLeader("the session of epoch " + epoch + " is gone");
+      }
       List<OpResult> results = zk.multi(all);
       stats.fencedWrite(false);
       if (zk.getSessionId() == t.sessionId) {
@@ -599,6 +631,12 @@ public final class ZkLease implements Lease {
     synchronized (this) {
       if (phase == Phase.CLOSED) {
         return;
+      }
+      if (phase != Phase.HOLDING) {
+        // Closed before any grant: an acquisition still in flight finds CLOSED and grants nothing
+        // (closing the session removes its ephemeral leader node), so no listener ever hears
+        // granted without revoked.
+        phase = Phase.CLOSED;
       }
     }
     release(Duration.ofSeconds(5));

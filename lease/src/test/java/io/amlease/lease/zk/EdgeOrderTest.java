@@ -84,4 +84,50 @@ class EdgeOrderTest {
     assertThat(outOfOrder).as("terms whose revoked edge came before granted, of " + TERMS)
         .isZero();
   }
+
+  /**
+   * close() racing the grant: the listener hears both edges or neither. Before the fix, a close
+   * that found no term yet let an acquisition in flight grant afterwards, and then closed the
+   * session under it: granted with no revoked, while the next contender could acquire at once.
+   * That window was microseconds wide (between release() finding no term and close() setting
+   * CLOSED), and this test did not hit it on the old code in 30 terms; it guards the invariant,
+   * found by review, rather than reproducing it.
+   */
+  @Test
+  void aCloseRacingTheGrantNeverLeavesAGrantWithoutItsRevocation() throws Exception {
+    int orphanGrants = 0;
+    for (int i = 0; i < TERMS; i++) {
+      List<String> edges = new CopyOnWriteArrayList<>();
+      LeaseListener listener = new LeaseListener() {
+        @Override
+        public void granted(Epoch epoch) {
+          edges.add("granted");
+        }
+
+        @Override
+        public void revoked(Epoch epoch, RevocationReason reason) {
+          edges.add("revoked");
+        }
+      };
+      LeaseConfig config = LeaseConfig.builder().connectString(server.getConnectString())
+          .leasePath("/edges/close-" + i).holderId("a").sessionTimeout(Duration.ofSeconds(6))
+          .connectionTimeout(Duration.ofSeconds(5)).build();
+      ZkLease lease = ZkLease.create(config, listener);
+      lease.start();
+      // Spread the close over the few milliseconds in which the latch and the acquisition run.
+      long until = System.nanoTime() + java.util.concurrent.TimeUnit.MICROSECONDS.toNanos(i * 300L);
+      while (System.nanoTime() < until && edges.isEmpty()) {
+        Thread.onSpinWait();
+      }
+      lease.close();
+      await().pollDelay(Duration.ofMillis(50)).atMost(Duration.ofSeconds(2))
+          .until(() -> edges.size() != 1);
+      if (edges.equals(List.of("granted"))) {
+        orphanGrants++;
+      } else {
+        assertThat(edges).isIn(List.of(), List.of("granted", "revoked"));
+      }
+    }
+    assertThat(orphanGrants).as("terms granted and never revoked, of " + TERMS).isZero();
+  }
 }

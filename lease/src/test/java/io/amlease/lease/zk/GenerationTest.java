@@ -80,4 +80,20 @@ class GenerationTest {
       assertThat(attempt2.lease.participants()).containsExactly("attempt-2");
     }
   }
+
+  /** A deleted generation node is raised again, not taken for a newer generation. */
+  @Test
+  void aDeletedGenerationNodeIsRecreated() throws Exception {
+    String path = "/generation/lease-" + PATHS.incrementAndGet();
+    try (Holder x = new Holder(config(path, "x").build()).start();
+         Holder attempt1 = new Holder(config(path, "attempt-1").generation(1).build())) {
+      x.awaitGrant(Duration.ofSeconds(10));
+      attempt1.start();
+      await().atMost(Duration.ofSeconds(5)).until(() -> x.lease.participants().size() == 2);
+      admin.delete().forPath(path + "/generation");
+      x.lease.release(Duration.ofSeconds(5));
+      assertThat(attempt1.awaitGrant(Duration.ofSeconds(10)).epoch().value()).isEqualTo(2);
+      assertThat(attempt1.failures).isEmpty();
+    }
+  }
 }
