@@ -46,7 +46,7 @@ public record LeaseTiming(Duration sessionTimeout, Duration grace, Duration rene
     }
     Duration r = renewInterval.orElseGet(() -> sessionTimeout.dividedBy(6));
     if (grace.isPresent() && r.compareTo(grace.get()) >= 0) {
-      throw renewNotBelowGrace(r, grace.get());
+      throw renewNotBelowGrace(r, grace.get(), null);
     }
     Duration graceBound = bound.minus(stopTimeout).minus(r);
     if (graceBound.compareTo(Duration.ofMillis(1)) < 0) {
@@ -66,14 +66,18 @@ public record LeaseTiming(Duration sessionTimeout, Duration grace, Duration rene
           + "a renewal one renew interval late)");
     }
     if (r.compareTo(g) >= 0) {
-      throw renewNotBelowGrace(r, g);
+      throw renewNotBelowGrace(r, g, grace.isPresent() ? null : "the default, min(2T/3, "
+          + fmt(bound) + " − " + LeaseConfig.STOP_TIMEOUT + " − " + LeaseConfig.RENEW_INTERVAL
+          + "): shorten " + LeaseConfig.RENEW_INTERVAL + " or lengthen "
+          + LeaseConfig.SESSION_TIMEOUT);
     }
     return new LeaseTiming(sessionTimeout, g, r, stopTimeout);
   }
 
-  private static LeaseConfigException renewNotBelowGrace(Duration r, Duration g) {
+  private static LeaseConfigException renewNotBelowGrace(Duration r, Duration g, String why) {
     return new LeaseConfigException(LeaseConfig.RENEW_INTERVAL, LeaseConfig.RENEW_INTERVAL + " ("
-        + fmt(r) + ") must be less than " + LeaseConfig.GRACE + " (" + fmt(g) + ")");
+        + fmt(r) + ") must be less than " + LeaseConfig.GRACE + " (" + fmt(g)
+        + (why == null ? "" : ", " + why) + ")");
   }
 
   private static Duration min(Duration a, Duration b) {

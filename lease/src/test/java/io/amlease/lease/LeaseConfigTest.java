@@ -92,6 +92,16 @@ class LeaseConfigTest {
   }
 
   @Test
+  void aRenewIntervalThatShrinksTheDefaultGraceBelowItselfSaysWhy() {
+    Map<String, String> m = base();
+    m.put(LeaseConfig.SESSION_TIMEOUT, "10s");
+    m.put(LeaseConfig.STOP_TIMEOUT, "1s");
+    m.put(LeaseConfig.RENEW_INTERVAL, "5s"); // grace = min(6.67s, 8.5s − 1s − 5s) = 2.5s
+    rejected(m, LeaseConfig.RENEW_INTERVAL, "5s", "2.5s", "the default", "8.5s",
+        "shorten " + LeaseConfig.RENEW_INTERVAL);
+  }
+
+  @Test
   void renewIntervalMustBeBelowGrace() {
     Map<String, String> m = base();
     m.put(LeaseConfig.GRACE, "10s");

@@ -9,35 +9,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** With digest credentials, only the lease's principal can change the lease nodes; anyone can read. */
 class AclTest {
-  private static TestingServer server;
-  private static CuratorFramework anonymous;
+  @RegisterExtension static final StandaloneZk zk = new StandaloneZk();
 
-  @BeforeAll
-  static void start() throws Exception {
-    server = ZkServers.standalone();
-    anonymous = ZkClients.connectReader(server.getConnectString(), Duration.ofSeconds(5));
-  }
 
-  @AfterAll
-  static void stop() throws Exception {
-    anonymous.close();
-    server.close();
-  }
 
   private static LeaseConfig config(String path, String id, Path credentials) {
-    LeaseConfig.Builder b = LeaseConfig.builder().connectString(server.getConnectString())
+    LeaseConfig.Builder b = LeaseConfig.builder().connectString(zk.connectString())
         .leasePath(path).holderId(id).sessionTimeout(Duration.ofSeconds(6));
     if (credentials != null) {
       b.aclCredentials(credentials);
@@ -52,20 +38,20 @@ class AclTest {
     try (Holder a = new Holder(config(path, "a", alice)).start()) {
       a.awaitGrant(Duration.ofSeconds(10));
 
-      assertThatThrownBy(() -> anonymous.setData().forPath(path + "/epoch", "99".getBytes()))
+      assertThatThrownBy(() -> zk.admin().setData().forPath(path + "/epoch", "99".getBytes()))
           .isInstanceOf(KeeperException.NoAuthException.class);
-      assertThatThrownBy(() -> anonymous.setData().forPath(path + "/leader", "{}".getBytes()))
+      assertThatThrownBy(() -> zk.admin().setData().forPath(path + "/leader", "{}".getBytes()))
           .isInstanceOf(KeeperException.NoAuthException.class);
-      assertThatThrownBy(() -> anonymous.delete().forPath(path + "/leader"))
+      assertThatThrownBy(() -> zk.admin().delete().forPath(path + "/leader"))
           .isInstanceOf(KeeperException.NoAuthException.class);
-      assertThatThrownBy(() -> anonymous.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+      assertThatThrownBy(() -> zk.admin().create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
           .forPath(path + "/latch/x")).isInstanceOf(KeeperException.NoAuthException.class);
-      assertThat(anonymous.getACL().forPath(path + "/epoch"))
+      assertThat(zk.admin().getACL().forPath(path + "/epoch"))
           .anySatisfy(acl -> assertThat(acl.getId().getScheme()).isEqualTo("digest"))
           .allSatisfy(acl -> assertThat(acl.getId().getScheme().equals("world")
               ? acl.getPerms() == ZooDefs.Perms.READ : true).isTrue());
       // Reading needs no credentials.
-      assertThat(new LeaderReader(anonymous, path).current()).get()
+      assertThat(new LeaderReader(zk.admin(), path).current()).get()
           .satisfies(i -> assertThat(i.holder()).isEqualTo("a"));
 
       try (Holder nobody = new Holder(config(path, "b", null))) {

@@ -12,10 +12,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Edges in order: for each term the listener sees {@code granted} before {@code revoked}, even when
@@ -25,40 +23,17 @@ import org.junit.jupiter.api.Test;
  */
 class EdgeOrderTest {
   private static final int TERMS = 30;
-  private static TestingServer server;
+  @RegisterExtension static final StandaloneZk zk = new StandaloneZk();
 
-  @BeforeAll
-  static void start() throws Exception {
-    server = ZkServers.standalone();
-  }
 
-  @AfterAll
-  static void stop() throws Exception {
-    server.close();
-  }
 
   @Test
   void aRevocationRacingTheGrantIsDeliveredAfterIt() throws Exception {
     int outOfOrder = 0;
     for (int i = 0; i < TERMS; i++) {
       List<String> edges = new CopyOnWriteArrayList<>();
-      LeaseListener listener = new LeaseListener() {
-        @Override
-        public void granted(Epoch epoch) {
-          edges.add("granted");
-        }
-
-        @Override
-        public void revoked(Epoch epoch, RevocationReason reason) {
-          edges.add("revoked");
-        }
-
-        @Override
-        public void failed(LeaseException cause) {
-          edges.add("failed");
-        }
-      };
-      LeaseConfig config = LeaseConfig.builder().connectString(server.getConnectString())
+      LeaseListener listener = recording(edges);
+      LeaseConfig config = LeaseConfig.builder().connectString(zk.connectString())
           .leasePath("/edges/lease-" + i).holderId("a").sessionTimeout(Duration.ofSeconds(6))
           .connectionTimeout(Duration.ofSeconds(5)).build();
       AtomicBoolean spinning = new AtomicBoolean(true);
@@ -98,18 +73,8 @@ class EdgeOrderTest {
     int orphanGrants = 0;
     for (int i = 0; i < TERMS; i++) {
       List<String> edges = new CopyOnWriteArrayList<>();
-      LeaseListener listener = new LeaseListener() {
-        @Override
-        public void granted(Epoch epoch) {
-          edges.add("granted");
-        }
-
-        @Override
-        public void revoked(Epoch epoch, RevocationReason reason) {
-          edges.add("revoked");
-        }
-      };
-      LeaseConfig config = LeaseConfig.builder().connectString(server.getConnectString())
+      LeaseListener listener = recording(edges);
+      LeaseConfig config = LeaseConfig.builder().connectString(zk.connectString())
           .leasePath("/edges/close-" + i).holderId("a").sessionTimeout(Duration.ofSeconds(6))
           .connectionTimeout(Duration.ofSeconds(5)).build();
       ZkLease lease = ZkLease.create(config, listener);
@@ -129,5 +94,25 @@ class EdgeOrderTest {
       }
     }
     assertThat(orphanGrants).as("terms granted and never revoked, of " + TERMS).isZero();
+  }
+
+  /** A listener that writes down each edge, in the order the lease delivers them. */
+  private static LeaseListener recording(List<String> edges) {
+    return new LeaseListener() {
+      @Override
+      public void granted(Epoch epoch) {
+        edges.add("granted");
+      }
+
+      @Override
+      public void revoked(Epoch epoch, RevocationReason reason) {
+        edges.add("revoked");
+      }
+
+      @Override
+      public void failed(LeaseException cause) {
+        edges.add("failed");
+      }
+    };
   }
 }

@@ -19,13 +19,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Op;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * G3: the epoch check in ZooKeeper refuses a superseded holder's writes even when its own timing
@@ -35,20 +32,9 @@ import org.junit.jupiter.api.Test;
 class FencingTest {
   private static final Duration T = Duration.ofSeconds(6);
   private static final AtomicInteger PATHS = new AtomicInteger();
-  private static TestingServer server;
-  private static CuratorFramework admin;
+  @RegisterExtension static final StandaloneZk zk = new StandaloneZk();
 
-  @BeforeAll
-  static void start() throws Exception {
-    server = ZkServers.standalone();
-    admin = ZkClients.connectReader(server.getConnectString(), Duration.ofSeconds(5));
-  }
 
-  @AfterAll
-  static void stop() throws Exception {
-    admin.close();
-    server.close();
-  }
 
   private static String newPath() {
     return "/fencing/lease-" + PATHS.incrementAndGet();
@@ -65,9 +51,9 @@ class FencingTest {
     String state = path + "-app-state";
     List<Long> seenEpochs = new CopyOnWriteArrayList<>();
     ManualClock frozen = new ManualClock();
-    try (Holder a = new Holder(config(server.getConnectString(), path, "a"), frozen).start();
-         Holder b = new Holder(config(server.getConnectString(), path, "b"));
-         LeaderReader reader = new LeaderReader(admin, path)) {
+    try (Holder a = new Holder(config(zk.connectString(), path, "a"), frozen).start();
+         Holder b = new Holder(config(zk.connectString(), path, "b"));
+         LeaderReader reader = new LeaderReader(zk.admin(), path)) {
       reader.watch(s -> s.info().ifPresent(i -> seenEpochs.add(i.epoch())), e -> { });
       Epoch epochA = a.awaitGrant(Duration.ofSeconds(10)).epoch();
       b.start();
@@ -75,7 +61,7 @@ class FencingTest {
 
       // ZooKeeper drops a from the election (as when its session expired while it was paused); a's
       // clock is frozen, so neither its renewals nor its watchdog run: it still believes it leads.
-      admin.delete().forPath(a.lease.latchPathForTest());
+      zk.admin().delete().forPath(a.lease.latchPathForTest());
       Epoch epochB = b.awaitGrant(Duration.ofSeconds(10)).epoch();
       assertThat(epochB.value()).isEqualTo(epochA.value() + 1);
       assertThat(a.lease.state().holder()).isTrue();
@@ -84,7 +70,7 @@ class FencingTest {
           Op.create(state, "from-a".getBytes(StandardCharsets.UTF_8), a.lease.acl(),
               CreateMode.PERSISTENT))))
           .isInstanceOf(LeaseException.Fenced.class);
-      assertThat(admin.checkExists().forPath(state)).isNull();
+      assertThat(zk.admin().checkExists().forPath(state)).isNull();
       assertThat(a.awaitRevocation(Duration.ofSeconds(5)).reason())
           .isEqualTo(RevocationReason.FENCED);
       assertThat(a.lease.state().holder()).isFalse();
@@ -105,7 +91,7 @@ class FencingTest {
       assertThat(statsB.fencedWrites()).isEqualTo(1);
       assertThat(statsB.fencedWriteFailures()).isZero();
       assertThat(statsB.history()).isEmpty();
-      assertThat(new String(admin.getData().forPath(state), StandardCharsets.UTF_8))
+      assertThat(new String(zk.admin().getData().forPath(state), StandardCharsets.UTF_8))
           .isEqualTo("from-b");
       Optional<LeaderInfo> leader = reader.current();
       assertThat(leader).get().extracting(LeaderInfo::holder, LeaderInfo::epoch)
@@ -118,7 +104,7 @@ class FencingTest {
   @Test
   void writesWithAnotherEpochOrAfterRevocationAreRefusedLocally() throws Exception {
     String path = newPath();
-    try (Holder a = new Holder(config(server.getConnectString(), path, "a")).start()) {
+    try (Holder a = new Holder(config(zk.connectString(), path, "a")).start()) {
       Epoch epoch = a.awaitGrant(Duration.ofSeconds(10)).epoch();
       Epoch stale = new Epoch(epoch.value() + 5, epoch.token());
       assertThatThrownBy(() -> a.lease.fencedWrite(stale, List.of()))
@@ -134,7 +120,7 @@ class FencingTest {
   @Test
   void watchdogRevokesExactlyAtLastAckPlusGrace() throws Exception {
     ManualClock clock = new ManualClock();
-    try (FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", server.getPort()));
+    try (FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", zk.server().getPort()));
          Holder a = new Holder(config(proxy.connectString(), newPath(), "a"), clock).start()) {
       a.awaitGrant(Duration.ofSeconds(10));
       proxy.silent(); // renewals sent from now on get no answer, so lastAck stays put

@@ -8,11 +8,8 @@ import io.amlease.lease.LeaseConfig;
 import io.amlease.lease.LeaseException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * G6 in the lease: once a contender of a newer generation (a later YARN attempt) has campaigned, an
@@ -22,23 +19,12 @@ import org.junit.jupiter.api.Test;
  */
 class GenerationTest {
   private static final AtomicInteger PATHS = new AtomicInteger();
-  private static TestingServer server;
-  private static CuratorFramework admin;
+  @RegisterExtension static final StandaloneZk zk = new StandaloneZk();
 
-  @BeforeAll
-  static void start() throws Exception {
-    server = ZkServers.standalone();
-    admin = ZkClients.connectReader(server.getConnectString(), Duration.ofSeconds(5));
-  }
 
-  @AfterAll
-  static void stop() throws Exception {
-    admin.close();
-    server.close();
-  }
 
   private static LeaseConfig.Builder config(String path, String id) {
-    return LeaseConfig.builder().connectString(server.getConnectString()).leasePath(path)
+    return LeaseConfig.builder().connectString(zk.connectString()).leasePath(path)
         .holderId(id).sessionTimeout(Duration.ofSeconds(6)).connectionTimeout(Duration.ofSeconds(5));
   }
 
@@ -64,7 +50,7 @@ class GenerationTest {
       assertThat(attempt1.grants).isEmpty();
       attempt1.close(); // as the AM does when it exits 75: its latch node goes
       assertThat(attempt2.awaitGrant(Duration.ofSeconds(10)).epoch().value()).isEqualTo(2);
-      assertThat(new LeaderReader(admin, path).current()).get()
+      assertThat(new LeaderReader(zk.admin(), path).current()).get()
           .satisfies(i -> assertThat(i.holder()).isEqualTo("attempt-2"));
     }
   }
@@ -90,7 +76,7 @@ class GenerationTest {
       x.awaitGrant(Duration.ofSeconds(10));
       attempt1.start();
       await().atMost(Duration.ofSeconds(5)).until(() -> x.lease.participants().size() == 2);
-      admin.delete().forPath(path + "/generation");
+      zk.admin().delete().forPath(path + "/generation");
       x.lease.release(Duration.ofSeconds(5));
       assertThat(attempt1.awaitGrant(Duration.ofSeconds(10)).epoch().value()).isEqualTo(2);
       assertThat(attempt1.failures).isEmpty();

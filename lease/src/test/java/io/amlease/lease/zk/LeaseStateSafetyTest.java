@@ -18,13 +18,11 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -34,20 +32,9 @@ import org.junit.jupiter.api.io.TempDir;
 class LeaseStateSafetyTest {
   private static final Duration T = Duration.ofSeconds(6);
   private static final AtomicInteger PATHS = new AtomicInteger();
-  private static TestingServer server;
-  private static CuratorFramework admin;
+  @RegisterExtension static final StandaloneZk zk = new StandaloneZk();
 
-  @BeforeAll
-  static void start() throws Exception {
-    server = ZkServers.standalone();
-    admin = ZkClients.connectReader(server.getConnectString(), Duration.ofSeconds(5));
-  }
 
-  @AfterAll
-  static void stop() throws Exception {
-    admin.close();
-    server.close();
-  }
 
   private static String newPath() {
     return "/state/lease-" + PATHS.incrementAndGet();
@@ -66,14 +53,14 @@ class LeaseStateSafetyTest {
   void aDeletedEpochNodeIsRefusedNotRecreated() throws Exception {
     String path = newPath();
     Epoch first;
-    try (Holder a = new Holder(config(server.getConnectString(), path, "a").build()).start()) {
+    try (Holder a = new Holder(config(zk.connectString(), path, "a").build()).start()) {
       first = a.awaitGrant(Duration.ofSeconds(10)).epoch();
-      admin.delete().forPath(path + "/epoch"); // an operator "repairing" the lease
+      zk.admin().delete().forPath(path + "/epoch"); // an operator "repairing" the lease
       // The holder hears of it at once (epoch watch) and its token no longer passes.
       assertThat(a.awaitRevocation(Duration.ofSeconds(5)).reason())
           .isEqualTo(RevocationReason.SUPERSEDED);
     }
-    try (Holder b = new Holder(config(server.getConnectString(), path, "b").build()).start()) {
+    try (Holder b = new Holder(config(zk.connectString(), path, "b").build()).start()) {
       await().atMost(Duration.ofSeconds(10)).until(() -> !b.failures.isEmpty());
       assertThat(b.failures.get(0)).isInstanceOf(LeaseException.BadData.class)
           .hasMessageContaining(path + "/epoch is gone")
@@ -81,10 +68,10 @@ class LeaseStateSafetyTest {
           .hasMessageContaining("deleteall " + path);
       assertThat(b.grants).isEmpty();
     }
-    assertThat(admin.checkExists().forPath(path + "/epoch")).isNull();
+    assertThat(zk.admin().checkExists().forPath(path + "/epoch")).isNull();
     // The old token finds nothing to pass.
-    assertThatThrownBy(() -> admin.transaction().forOperations(
-        admin.transactionOp().check().withVersion(first.token()).forPath(path + "/epoch")))
+    assertThatThrownBy(() -> zk.admin().transaction().forOperations(
+        zk.admin().transactionOp().check().withVersion(first.token()).forPath(path + "/epoch")))
         .isInstanceOf(KeeperException.NoNodeException.class);
   }
 
@@ -92,11 +79,11 @@ class LeaseStateSafetyTest {
   @Test
   void theEpochNodeIsCreatedWithTheLease() throws Exception {
     String path = newPath();
-    try (Holder a = new Holder(config(server.getConnectString(), path, "a").build()).start()) {
+    try (Holder a = new Holder(config(zk.connectString(), path, "a").build()).start()) {
       Epoch e = a.awaitGrant(Duration.ofSeconds(10)).epoch();
       assertThat(e.value()).isEqualTo(1);
       assertThat(e.token()).isEqualTo(1);
-      assertThat(new String(admin.getData().forPath(path + "/epoch"), StandardCharsets.UTF_8))
+      assertThat(new String(zk.admin().getData().forPath(path + "/epoch"), StandardCharsets.UTF_8))
           .isEqualTo("1");
     }
   }
@@ -108,17 +95,17 @@ class LeaseStateSafetyTest {
   @Test
   void withCredentialsOpenLeaseNodesAreRefused(@TempDir Path dir) throws Exception {
     String path = newPath();
-    admin.create().creatingParentsIfNeeded().forPath(path + "/latch");
-    admin.create().forPath(path + "/epoch", "0".getBytes(StandardCharsets.UTF_8));
+    zk.admin().create().creatingParentsIfNeeded().forPath(path + "/latch");
+    zk.admin().create().forPath(path + "/epoch", "0".getBytes(StandardCharsets.UTF_8));
     Path alice = Files.writeString(dir.resolve("alice"), "alice:s3cret\n");
-    try (Holder a = new Holder(config(server.getConnectString(), path, "a").aclCredentials(alice)
+    try (Holder a = new Holder(config(zk.connectString(), path, "a").aclCredentials(alice)
         .build())) {
       assertThatThrownBy(a::start).isInstanceOf(LeaseException.AccessDenied.class)
           .hasMessageContaining(path + " has ACL world:anyone:cdrwa")
           .hasMessageContaining("setAcl -R " + path + " digest:alice:");
       assertThat(a.grants).isEmpty();
     }
-    assertThat(admin.getChildren().forPath(path + "/latch")).isEmpty();
+    assertThat(zk.admin().getChildren().forPath(path + "/latch")).isEmpty();
   }
 
   /**
@@ -128,7 +115,7 @@ class LeaseStateSafetyTest {
   @Test
   void closeWhileConnectingLeavesNothingBehind() throws Exception {
     String path = newPath();
-    try (FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", server.getPort()))) {
+    try (FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", zk.server().getPort()))) {
       proxy.silent();
       Holder a = new Holder(config(proxy.connectString(), path, "a")
           .connectionTimeout(Duration.ofSeconds(20)).build());
@@ -147,8 +134,8 @@ class LeaseStateSafetyTest {
       Throwable outcome = started.get(20, TimeUnit.SECONDS);
       assertThat(outcome).isInstanceOf(LeaseException.class).hasMessageContaining("closed");
       await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
-          .until(() -> admin.checkExists().forPath(path + "/latch") == null
-              || admin.getChildren().forPath(path + "/latch").isEmpty());
+          .until(() -> zk.admin().checkExists().forPath(path + "/latch") == null
+              || zk.admin().getChildren().forPath(path + "/latch").isEmpty());
       assertThat(a.grants).isEmpty();
     }
   }
@@ -164,8 +151,8 @@ class LeaseStateSafetyTest {
     InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, ZkServers.TICK_MS, -1,
         Map.of("clientPortAddress", "127.0.0.1", "maxSessionTimeout", "3000"), "127.0.0.1");
     try (TestingServer strict = new TestingServer(spec, true);
-         FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", server.getPort()));
-         Holder x = new Holder(config(server.getConnectString(), path, "x").build()).start();
+         FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", zk.server().getPort()));
+         Holder x = new Holder(config(zk.connectString(), path, "x").build()).start();
          Holder a = new Holder(config(proxy.connectString(), path, "a")
              .grace(Duration.ofSeconds(3)).build())) {
       x.awaitGrant(Duration.ofSeconds(10));
@@ -189,9 +176,9 @@ class LeaseStateSafetyTest {
   @Test
   void failedAcquisitionsBackOff() throws Exception {
     String path = newPath();
-    admin.create().creatingParentsIfNeeded().forPath(path + "/epoch", "0".getBytes(StandardCharsets.UTF_8));
-    admin.create().creatingParentsIfNeeded().forPath(path + "/leader/stuck");
-    try (Holder a = new Holder(config(server.getConnectString(), path, "a").build()).start()) {
+    zk.admin().create().creatingParentsIfNeeded().forPath(path + "/epoch", "0".getBytes(StandardCharsets.UTF_8));
+    zk.admin().create().creatingParentsIfNeeded().forPath(path + "/leader/stuck");
+    try (Holder a = new Holder(config(zk.connectString(), path, "a").build()).start()) {
       await().atMost(Duration.ofSeconds(5)).until(() -> a.lease.stats().acquisitionRetries() >= 2);
       long first = System.nanoTime();
       long before = a.lease.stats().acquisitionRetries();
@@ -200,7 +187,7 @@ class LeaseStateSafetyTest {
       System.out.printf("acquisition retries in %d ms: %d%n",
           TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - first), retries);
       assertThat(retries).isBetween(1L, 4L);
-      admin.delete().deletingChildrenIfNeeded().forPath(path + "/leader");
+      zk.admin().delete().deletingChildrenIfNeeded().forPath(path + "/leader");
       assertThat(a.awaitGrant(Duration.ofSeconds(10)).epoch().value()).isEqualTo(1);
     }
   }

@@ -6,35 +6,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.amlease.lease.LeaseConfig;
 import io.amlease.lease.LeaseConfigException;
 import java.time.Duration;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * G2 after connecting: the server clamps the session timeout to at most 20 ticks (10 s here), so a
  * grace that was safe for the requested 20 s is not safe for the 10 s granted.
  */
 class NegotiatedTimeoutTest {
-  private static TestingServer server;
-  private static CuratorFramework admin;
+  @RegisterExtension static final StandaloneZk zk = new StandaloneZk();
 
-  @BeforeAll
-  static void start() throws Exception {
-    server = ZkServers.standalone();
-    admin = ZkClients.connectReader(server.getConnectString(), Duration.ofSeconds(5));
-  }
 
-  @AfterAll
-  static void stop() throws Exception {
-    admin.close();
-    server.close();
-  }
 
   @Test
   void graceThatBreaksG2ForTheNegotiatedTimeoutIsRefusedAfterConnecting() throws Exception {
-    LeaseConfig config = LeaseConfig.builder().connectString(server.getConnectString())
+    LeaseConfig config = LeaseConfig.builder().connectString(zk.connectString())
         .leasePath("/negotiated/refused").sessionTimeout(Duration.ofSeconds(20))
         .grace(Duration.ofSeconds(12)).build(); // fine for 20 s: 20 × 0.95 − 1 = 18 s
     try (Holder a = new Holder(config)) {
@@ -43,12 +29,12 @@ class NegotiatedTimeoutTest {
         assertThat(e.getMessage()).contains("12s", "negotiated by the server 10s", "8.5s");
       });
     }
-    assertThat(admin.checkExists().forPath("/negotiated/refused")).isNull();
+    assertThat(zk.admin().checkExists().forPath("/negotiated/refused")).isNull();
   }
 
   @Test
   void defaultTimingIsDerivedFromTheNegotiatedTimeout() throws Exception {
-    LeaseConfig config = LeaseConfig.builder().connectString(server.getConnectString())
+    LeaseConfig config = LeaseConfig.builder().connectString(zk.connectString())
         .leasePath("/negotiated/defaults").sessionTimeout(Duration.ofSeconds(20)).build();
     try (Holder a = new Holder(config).start()) {
       a.awaitGrant(Duration.ofSeconds(10));
