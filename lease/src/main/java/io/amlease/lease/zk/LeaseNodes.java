@@ -34,6 +34,20 @@ final class LeaseNodes {
    * may write the lease nodes and, with credentials, that nobody else may.
    */
   void prepare(CuratorFramework client) throws Exception {
+    if (client.checkExists().forPath(paths.root()) == null) {
+      create(client);
+    }
+    check(client, paths.root(), Perms.CREATE | Perms.DELETE | Perms.READ);
+    check(client, paths.latch(), Perms.CREATE | Perms.DELETE);
+    check(client, paths.epoch(), Perms.WRITE);
+    check(client, paths.generation(), Perms.WRITE);
+  }
+
+  /**
+   * The lease's first holder creates it. Only then: a parent whose ACL denies this client CREATE
+   * must not stop the holders of a lease that exists already.
+   */
+  private void create(CuratorFramework client) throws Exception {
     String parent = ZKPaths.getPathAndNode(paths.root()).getPath();
     try {
       if (!parent.equals("/")) {
@@ -53,10 +67,6 @@ final class LeaseNodes {
     } catch (KeeperException.NoAuthException e) {
       throw accessDenied(parent, null);
     }
-    check(client, paths.root(), Perms.CREATE | Perms.DELETE | Perms.READ);
-    check(client, paths.latch(), Perms.CREATE | Perms.DELETE);
-    check(client, paths.epoch(), Perms.WRITE);
-    check(client, paths.generation(), Perms.WRITE);
   }
 
   private void check(CuratorFramework client, String path, int perms) throws Exception {

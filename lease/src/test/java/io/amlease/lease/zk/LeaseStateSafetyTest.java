@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +22,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -192,4 +195,23 @@ class LeaseStateSafetyTest {
     }
   }
 
+
+  /**
+   * A parent whose ACL lets nobody create (an operator's locked-down namespace) must not stop the
+   * holders of a lease that exists below it. Before the fix every start tried to create the lease
+   * and ZooKeeper answered NOAUTH before NODEEXISTS.
+   */
+  @Test
+  void anExistingLeaseUnderAParentNobodyMayCreateInIsUsable() throws Exception {
+    String parent = "/locked-" + PATHS.incrementAndGet();
+    String path = parent + "/lease";
+    try (Holder first = new Holder(config(zk.connectString(), path, "first").build()).start()) {
+      first.awaitGrant(Duration.ofSeconds(10));
+    }
+    zk.admin().setACL().withACL(List.of(new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
+        .forPath(parent);
+    try (Holder a = new Holder(config(zk.connectString(), path, "a").build()).start()) {
+      assertThat(a.awaitGrant(Duration.ofSeconds(10)).epoch().value()).isEqualTo(2);
+    }
+  }
 }
