@@ -1,0 +1,130 @@
+package io.amlease.lease.zk;
+
+import io.amlease.lease.Epoch;
+import io.amlease.lease.LeaderDetails;
+import io.amlease.lease.LeaderInfo;
+import io.amlease.lease.LeaseException;
+import io.amlease.lease.RevocationReason;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooKeeper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * G3: writes that ZooKeeper accepts only while the term's epoch is current. Every write is a multi
+ * whose first op is {@link #guard(Term)}, {@code check(<lease>/epoch, token)}: a superseded
+ * holder's write fails in ZooKeeper even when its own clock could not tell (a pause), and the
+ * failure revokes it (FENCED).
+ */
+final class Fence {
+  private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
+
+  /** The term a write is for, and its liveness. */
+  record Held(Term term, Liveness liveness) {}
+
+  /** What the fence needs from its lease. */
+  interface Owner {
+    /** The current term if it is {@code epoch} and its deadline has not passed. */
+    Held held(Epoch epoch) throws LeaseException.NotLeader;
+
+    ZooKeeper zk() throws Exception;
+
+    void revoke(Term term, RevocationReason reason, String detail);
+  }
+
+  private final LeasePaths paths;
+  private final LeaseRecorder recorder;
+  private final io.amlease.lease.Clock clock;
+  private final Owner owner;
+
+  Fence(LeasePaths paths, LeaseRecorder recorder, io.amlease.lease.Clock clock, Owner owner) {
+    this.paths = paths;
+    this.recorder = recorder;
+    this.clock = clock;
+    this.owner = owner;
+  }
+
+  /** The epoch check a write of term {@code t} starts with. */
+  Op guard(Term t) {
+    return Op.check(paths.epoch(), t.epoch.token());
+  }
+
+  List<OpResult> write(Epoch epoch, List<Op> ops) throws LeaseException {
+    Held held = owner.held(epoch);
+    Term t = held.term();
+    List<Op> all = new ArrayList<>(ops.size() + 1);
+    all.add(guard(t));
+    all.addAll(ops);
+    long sent = clock.nanoTime();
+    try {
+      ZooKeeper zk = owner.zk();
+      if (zk.getSessionId() != t.sessionId) {
+        owner.revoke(t, RevocationReason.SESSION_LOST, "fenced write: the client is on another "
+            + "session");
+        throw new LeaseException.NotLeader("the session of epoch " + epoch + " is gone");
+      }
+      List<OpResult> results = zk.multi(all);
+      recorder.fencedWrite();
+      held.liveness().ack(sent); // A write is ordered by the quorum leader: it proves the session.
+      return results.subList(1, results.size());
+    } catch (KeeperException e) {
+      if (Multis.failedOp(e) == 0) {
+        String detail = paths.epoch() + " is no longer at our token " + t.epoch.token();
+        owner.revoke(t, RevocationReason.FENCED, "fenced write refused: " + detail);
+        recorder.fenced(t, detail);
+        throw new LeaseException.Fenced("epoch " + t.epoch.value() + " was superseded; write "
+            + "refused by ZooKeeper", e);
+      }
+      if (e.code() == Code.SESSIONEXPIRED) {
+        owner.revoke(t, RevocationReason.SESSION_LOST, "fenced write: session expired");
+      }
+      throw new LeaseException("fenced write failed: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LeaseException("interrupted during fenced write", e);
+    } catch (LeaseException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new LeaseException("fenced write failed: " + e, e);
+    }
+  }
+
+  /** Replaces the advertised details in {@code <lease>/leader}, as a fenced write. */
+  void updateDetails(Epoch epoch, LeaderDetails details) throws LeaseException {
+    Term t = owner.held(epoch).term();
+    LeaderInfo old = t.info();
+    LeaderInfo updated = new LeaderInfo(old.epoch(), old.holder(), details.host(), details.port(),
+        details.urls(), details.applicationId(), details.attemptId(), details.containerId(),
+        old.sessionId(), old.acquiredAt());
+    write(epoch, List.of(Op.setData(paths.leader(), updated.toJson(), -1)));
+    t.info(updated);
+  }
+
+  /**
+   * Clean release of a term already revoked locally: deletes the leader info and our latch node in
+   * one multi guarded by the epoch, so a waiting contender acquires at once (G5). Waits at most
+   * {@code timeout}; closing the session removes what is ours anyway.
+   */
+  void release(Term t, Duration timeout) {
+    List<Op> ops = List.of(guard(t), Op.delete(paths.leader(), -1), Op.delete(t.latchPath, -1));
+    CompletableFuture<Code> done = new CompletableFuture<>();
+    try {
+      owner.zk().multi(ops, (rc, path, ctx, results) -> done.complete(Code.get(rc)), null);
+      Code code = done.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      if (code != Code.OK) {
+        LOG.info("release multi answered {}; closing the session removes what is ours", code);
+      }
+    } catch (Exception e) {
+      LOG.info("release did not complete ({}); closing the session removes what is ours",
+          e.toString());
+    }
+  }
+}
