@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
@@ -36,19 +38,14 @@ import org.slf4j.LoggerFactory;
 final class Election implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
 
-  /** What the election needs from its lease. */
-  interface Owner {
-    boolean campaigning();
-
-    ZooKeeper zk() throws Exception;
-
-    /** The acquiring multi, sent at {@code sentNanos} on the term's session, succeeded. */
+  /** Called when the acquiring multi, sent at {@code sentNanos} on the term's session, succeeded. */
+  interface Grant {
     void granted(Term term, long sentNanos, LeaseTiming timing);
-
-    void failed(LeaseException cause);
-
-    void latchLost();
   }
+
+  /** What the election needs from its lease. */
+  record Owner(BooleanSupplier campaigning, ZkSource zk, Grant grant,
+      Consumer<LeaseException> failed, Runnable latchLost) {}
 
   private final LeaseConfig config;
   private final LeasePaths paths;
@@ -94,7 +91,7 @@ final class Election implements AutoCloseable {
 
       @Override
       public void notLeader() {
-        owner.latchLost();
+        owner.latchLost().run();
       }
     });
     latch = l;
@@ -102,7 +99,7 @@ final class Election implements AutoCloseable {
   }
 
   private void acquire() {
-    if (!owner.campaigning()) {
+    if (!owner.campaigning().getAsBoolean()) {
       return;
     }
     LeaderLatch l = latch;
@@ -111,7 +108,7 @@ final class Election implements AutoCloseable {
       return;
     }
     try {
-      ZooKeeper zk = owner.zk();
+      ZooKeeper zk = owner.zk().get();
       long session = zk.getSessionId();
       if (session == 0 || zk.getSessionTimeout() <= 0) {
         // A handle Curator made after an expiry, not connected yet: nothing to judge G2 by.
@@ -153,24 +150,24 @@ final class Election implements AutoCloseable {
       }
       int token = ((OpResult.SetDataResult) results.get(1)).getStat().getVersion();
       backoff.reset();
-      owner.granted(new Term(new Epoch(next, token), session, ours, info), sent, timing);
+      owner.grant().granted(new Term(new Epoch(next, token), session, ours, info), sent, timing);
     } catch (KeeperException e) {
       int failed = Multis.failedOp(e);
       if (e.code() == Code.NOAUTH) {
-        owner.failed(nodes.accessDenied(paths.root(), null));
+        owner.failed().accept(nodes.accessDenied(paths.root(), null));
       } else if (failed == 0) {
         LOG.info("latch node {} is gone; waiting for the latch", ours);
       } else if (generation != null && failed == Multis.size(e) - 1
           && e.code() == Code.BADVERSION) {
-        owner.failed(generation.outdated(-1));
+        owner.failed().accept(generation.outdated(-1));
       } else {
         retry("acquisition lost a race or the connection (" + e.code()
             + (e.getPath() == null ? "" : " on " + e.getPath()) + ")");
       }
     } catch (LeaseException e) {
-      owner.failed(e);
+      owner.failed().accept(e);
     } catch (LeaseConfigException e) {
-      owner.failed(new LeaseException(e.getMessage(), e));
+      owner.failed().accept(new LeaseException(e.getMessage(), e));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {

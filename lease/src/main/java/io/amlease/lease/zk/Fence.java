@@ -30,15 +30,18 @@ final class Fence {
   /** The term a write is for, and its liveness. */
   record Held(Term term, Liveness liveness) {}
 
-  /** What the fence needs from its lease. */
-  interface Owner {
-    /** The current term if it is {@code epoch} and its deadline has not passed. */
+  /** The current term if it is {@code epoch} and its deadline has not passed. */
+  interface Holding {
     Held held(Epoch epoch) throws LeaseException.NotLeader;
-
-    ZooKeeper zk() throws Exception;
-
-    void revoke(Term term, RevocationReason reason, String detail);
   }
+
+  /** Ends term {@code t}, if it is still current. */
+  interface Revoker {
+    void revoke(Term t, RevocationReason reason, String detail);
+  }
+
+  /** What the fence needs from its lease. */
+  record Owner(Holding holding, ZkSource zk, Revoker revoker) {}
 
   private final LeasePaths paths;
   private final LeaseRecorder recorder;
@@ -58,16 +61,16 @@ final class Fence {
   }
 
   List<OpResult> write(Epoch epoch, List<Op> ops) throws LeaseException {
-    Held held = owner.held(epoch);
+    Held held = owner.holding().held(epoch);
     Term t = held.term();
     List<Op> all = new ArrayList<>(ops.size() + 1);
     all.add(guard(t));
     all.addAll(ops);
     long sent = clock.nanoTime();
     try {
-      ZooKeeper zk = owner.zk();
+      ZooKeeper zk = owner.zk().get();
       if (zk.getSessionId() != t.sessionId) {
-        owner.revoke(t, RevocationReason.SESSION_LOST, "fenced write: the client is on another "
+        owner.revoker().revoke(t, RevocationReason.SESSION_LOST, "fenced write: the client is on another "
             + "session");
         throw new LeaseException.NotLeader("the session of epoch " + epoch + " is gone");
       }
@@ -78,13 +81,13 @@ final class Fence {
     } catch (KeeperException e) {
       if (Multis.failedOp(e) == 0) {
         String detail = paths.epoch() + " is no longer at our token " + t.epoch.token();
-        owner.revoke(t, RevocationReason.FENCED, "fenced write refused: " + detail);
+        owner.revoker().revoke(t, RevocationReason.FENCED, "fenced write refused: " + detail);
         recorder.fenced(t, detail);
         throw new LeaseException.Fenced("epoch " + t.epoch.value() + " was superseded; write "
             + "refused by ZooKeeper", e);
       }
       if (e.code() == Code.SESSIONEXPIRED) {
-        owner.revoke(t, RevocationReason.SESSION_LOST, "fenced write: session expired");
+        owner.revoker().revoke(t, RevocationReason.SESSION_LOST, "fenced write: session expired");
       }
       throw new LeaseException("fenced write failed: " + e.getMessage(), e);
     } catch (InterruptedException e) {
@@ -99,7 +102,7 @@ final class Fence {
 
   /** Replaces the advertised details in {@code <lease>/leader}, as a fenced write. */
   void updateDetails(Epoch epoch, LeaderDetails details) throws LeaseException {
-    Term t = owner.held(epoch).term();
+    Term t = owner.holding().held(epoch).term();
     LeaderInfo old = t.info();
     LeaderInfo updated = new LeaderInfo(old.epoch(), old.holder(), details.host(), details.port(),
         details.urls(), details.applicationId(), details.attemptId(), details.containerId(),
@@ -117,7 +120,7 @@ final class Fence {
     List<Op> ops = List.of(guard(t), Op.delete(paths.leader(), -1), Op.delete(t.latchPath, -1));
     CompletableFuture<Code> done = new CompletableFuture<>();
     try {
-      owner.zk().multi(ops, (rc, path, ctx, results) -> done.complete(Code.get(rc)), null);
+      owner.zk().get().multi(ops, (rc, path, ctx, results) -> done.complete(Code.get(rc)), null);
       Code code = done.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
       if (code != Code.OK) {
         LOG.info("release multi answered {}; closing the session removes what is ours", code);

@@ -1,7 +1,6 @@
 package io.amlease.lease.zk;
 
 import io.amlease.lease.Clock;
-import io.amlease.lease.Durations;
 import io.amlease.lease.Epoch;
 import io.amlease.lease.LeaderDetails;
 import io.amlease.lease.Lease;
@@ -43,7 +42,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ZkLease implements Lease {
   private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
-  private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
 
   private final LeaseConfig config;
   private final LeaseListener listener;
@@ -81,8 +79,10 @@ public final class ZkLease implements Lease {
     GenerationGuard generation = config.generation().isPresent()
         ? new GenerationGuard(paths, acl, config.generation().getAsLong()) : null;
     this.election = new Election(config, paths, acl, nodes, generation, this.clock, wall, recorder,
-        new ElectionOwner());
-    this.fence = new Fence(paths, recorder, this.clock, new FenceOwner());
+        new Election.Owner(this::campaigning, this::zk, this::granted, this::fail,
+            () -> revokeCurrent(RevocationReason.LATCH_LOST, "the leader latch lost leadership")));
+    this.fence = new Fence(paths, recorder, this.clock,
+        new Fence.Owner(this::held, this::zk, this::revoke));
     this.events = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "amlease-events-" + config.holderId());
       t.setDaemon(true);
@@ -110,21 +110,13 @@ public final class ZkLease implements Lease {
     }
     CuratorFramework c = null;
     try {
-      c = ZkClients.connect(config.connectString(), config.sessionTimeout(),
-          config.connectionTimeout(), acl,
-          acl.credentials().map(cr -> List.of(LeaseAcl.authInfo(cr))).orElse(List.of()));
+      c = LeaseSession.connect(config, acl);
       adopt(c);
-      ZooKeeper zk = c.getZookeeperClient().getZooKeeper();
-      Duration negotiated = Duration.ofMillis(zk.getSessionTimeout());
-      timing = config.timingFor(negotiated, "negotiated by the server");
-      LOG.info("connected to {} (session 0x{}); session timeout {} requested, {} negotiated; grace {}, "
-              + "renew every {}", config.connectString(), Long.toHexString(zk.getSessionId()),
-          Durations.format(config.sessionTimeout()), Durations.format(negotiated),
-          Durations.format(timing.grace()), Durations.format(timing.renewInterval()));
+      timing = LeaseSession.negotiated(config, c);
       nodes.prepare(c);
       if (config.generation().isPresent()) {
         // Refuse at once when a newer generation campaigns already; acquire() checks again.
-        new GenerationGuard(paths, acl, config.generation().getAsLong()).register(zk);
+        new GenerationGuard(paths, acl, config.generation().getAsLong()).register(zk());
       }
       c.getConnectionStateListenable().addListener((cl, st) -> onConnectionState(st));
       synchronized (this) {
@@ -161,7 +153,7 @@ public final class ZkLease implements Lease {
   private void closeAfterFailedStart(CuratorFramework c) {
     close();
     if (c != null) {
-      closeClient(c);
+      LeaseSession.close(c);
     }
   }
 
@@ -186,6 +178,10 @@ public final class ZkLease implements Lease {
     }
     recorder.granted(t);
     l.watchEpoch();
+  }
+
+  private synchronized boolean campaigning() {
+    return phase == Phase.CAMPAIGNING;
   }
 
   private void fail(LeaseException e) {
@@ -340,22 +336,11 @@ public final class ZkLease implements Lease {
     }
     election.close();
     if (c != null) {
-      closeClient(c);
+      LeaseSession.close(c);
     }
     events.shutdown();
     if (ownedClock != null) {
       ownedClock.close();
-    }
-  }
-
-  /**
-   * Closes the session, waiting at most {@link #CLOSE_WAIT}: a holder that has already stopped
-   * acting must not wait for a silent link (see {@link ZkClients#closeWithin}).
-   */
-  private static void closeClient(CuratorFramework c) {
-    if (!ZkClients.closeWithin(c::close, CLOSE_WAIT, "amlease-close")) {
-      LOG.info("ZooKeeper session close still pending after {}; not waiting for it",
-          Durations.format(CLOSE_WAIT));
     }
   }
 
@@ -371,51 +356,5 @@ public final class ZkLease implements Lease {
 
   private ZooKeeper zk() throws Exception {
     return client.getZookeeperClient().getZooKeeper();
-  }
-
-  private final class ElectionOwner implements Election.Owner {
-    @Override
-    public boolean campaigning() {
-      synchronized (ZkLease.this) {
-        return phase == Phase.CAMPAIGNING;
-      }
-    }
-
-    @Override
-    public ZooKeeper zk() throws Exception {
-      return ZkLease.this.zk();
-    }
-
-    @Override
-    public void granted(Term t, long sentNanos, LeaseTiming sessionTiming) {
-      ZkLease.this.granted(t, sentNanos, sessionTiming);
-    }
-
-    @Override
-    public void failed(LeaseException cause) {
-      fail(cause);
-    }
-
-    @Override
-    public void latchLost() {
-      revokeCurrent(RevocationReason.LATCH_LOST, "the leader latch lost leadership");
-    }
-  }
-
-  private final class FenceOwner implements Fence.Owner {
-    @Override
-    public Fence.Held held(Epoch epoch) throws LeaseException.NotLeader {
-      return ZkLease.this.held(epoch);
-    }
-
-    @Override
-    public ZooKeeper zk() throws Exception {
-      return ZkLease.this.zk();
-    }
-
-    @Override
-    public void revoke(Term t, RevocationReason reason, String detail) {
-      ZkLease.this.revoke(t, reason, detail);
-    }
   }
 }
