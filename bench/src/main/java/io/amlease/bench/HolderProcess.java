@@ -110,7 +110,8 @@ final class HolderProcess implements AutoCloseable {
 
   /**
    * {@code kill -s NAME pid}: the JDK can send only TERM and KILL to another process, and
-   * {@code io.amlease.process.Signals} only receives signals.
+   * amlease-runner's {@code io.amlease.process.Signals} only receives signals (the bench depends on
+   * the lease library alone).
    */
   private void signal(String name) throws IOException, InterruptedException {
     Process kill = new ProcessBuilder("kill", "-s", name, Long.toString(process.pid()))

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * process runs and after it ended; {@link #close()} kills it and everything it started.
  */
 final class HoldProcess implements AutoCloseable {
-  /** Surefire runs in the module directory ({@code <repo>/lease}). */
+  /** Surefire runs in the module directory ({@code <repo>/runner}). */
   static final Path REPO = repoRoot();
 
   private final String name;
@@ -139,7 +139,7 @@ final class HoldProcess implements AutoCloseable {
     Path root = Path.of("").toAbsolutePath().getParent();
     if (root == null || !Files.isRegularFile(root.resolve("conf/log4j2.xml"))
         || !Files.isRegularFile(root.resolve("bin/amlease"))) {
-      throw new IllegalStateException("tests must run in the lease module directory; "
+      throw new IllegalStateException("tests must run in the runner module directory; "
           + Path.of("").toAbsolutePath() + "/.. has no conf/log4j2.xml and bin/amlease");
     }
     return root;
