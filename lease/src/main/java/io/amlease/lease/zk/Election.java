@@ -98,6 +98,18 @@ final class Election implements AutoCloseable {
     l.start();
   }
 
+  /**
+   * Raises {@code <lease>/generation} to ours, if this contender has a generation: before joining,
+   * so that a newer generation is refused at once; acquire() raises and checks it again.
+   *
+   * @throws LeaseException.Outdated when a newer generation campaigns already
+   */
+  void registerGeneration(ZooKeeper zk) throws Exception {
+    if (generation != null) {
+      generation.register(zk);
+    }
+  }
+
   private void acquire() {
     if (!owner.campaigning().getAsBoolean()) {
       return;

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.curator.framework.AuthInfo;
 import org.apache.curator.framework.api.ACLProvider;
+import org.apache.zookeeper.ZKUtil;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Id;
@@ -75,17 +76,7 @@ final class LeaseAcl implements ACLProvider {
   /** {@code scheme:id:perms} entries, comma-separated, as zkCli.sh prints and takes them. */
   static String format(List<ACL> acl) {
     return String.join(", ", acl.stream().map(e -> e.getId().getScheme() + ":" + e.getId().getId()
-        + ":" + perms(e.getPerms())).toList());
-  }
-
-  private static String perms(int p) {
-    StringBuilder b = new StringBuilder();
-    if ((p & ZooDefs.Perms.CREATE) != 0) b.append('c');
-    if ((p & ZooDefs.Perms.DELETE) != 0) b.append('d');
-    if ((p & ZooDefs.Perms.READ) != 0) b.append('r');
-    if ((p & ZooDefs.Perms.WRITE) != 0) b.append('w');
-    if ((p & ZooDefs.Perms.ADMIN) != 0) b.append('a');
-    return b.toString();
+        + ":" + ZKUtil.getPermString(e.getPerms())).toList());
   }
 
   @Override

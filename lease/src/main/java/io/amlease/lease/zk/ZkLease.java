@@ -114,10 +114,7 @@ public final class ZkLease implements Lease {
       adopt(c);
       timing = LeaseSession.negotiated(config, c);
       nodes.prepare(c);
-      if (config.generation().isPresent()) {
-        // Refuse at once when a newer generation campaigns already; acquire() checks again.
-        new GenerationGuard(paths, acl, config.generation().getAsLong()).register(zk());
-      }
+      election.registerGeneration(zk()); // Outdated at once if a newer generation campaigns
       c.getConnectionStateListenable().addListener((cl, st) -> onConnectionState(st));
       synchronized (this) {
         if (phase != Phase.CAMPAIGNING) {
