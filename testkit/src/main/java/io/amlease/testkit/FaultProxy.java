@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -48,11 +49,13 @@ public final class FaultProxy implements AutoCloseable {
     private final AtomicLong connectionIds = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread acceptor;
+    private final Duration retryRefused;
     private volatile InetSocketAddress target;
 
-    private FaultProxy(ServerSocket listener, InetSocketAddress target) {
+    private FaultProxy(ServerSocket listener, InetSocketAddress target, Duration retryRefused) {
         this.listener = listener;
         this.target = target;
+        this.retryRefused = retryRefused;
         this.name = "fault-proxy-" + listener.getLocalPort();
         this.acceptor = new Thread(this::acceptLoop, name + "-accept");
         this.acceptor.setDaemon(true);
@@ -60,6 +63,18 @@ public final class FaultProxy implements AutoCloseable {
 
     /** Listens on an ephemeral port of 127.0.0.1 and forwards every connection to {@code target}. */
     public static FaultProxy start(InetSocketAddress target) throws IOException {
+        return start(target, Duration.ZERO);
+    }
+
+    /**
+     * Like {@link #start(InetSocketAddress)}, but a connection whose target refuses it is retried for
+     * up to {@code retryRefused} before it is reset. A client that dials the target directly sees a
+     * refused connect and may retry it (a ZooKeeper follower dialling a new leader does, every 100 ms
+     * until initLimit); through a proxy it would see a connection accepted and then reset, which a
+     * follower takes as the leader failing. Retrying here keeps the proxy as transparent as a cable.
+     */
+    public static FaultProxy start(InetSocketAddress target, Duration retryRefused)
+            throws IOException {
         Objects.requireNonNull(target, "target");
         ServerSocket listener = new ServerSocket();
         try {
@@ -69,7 +84,7 @@ public final class FaultProxy implements AutoCloseable {
             listener.close();
             throw e;
         }
-        FaultProxy proxy = new FaultProxy(listener, target);
+        FaultProxy proxy = new FaultProxy(listener, target, retryRefused);
         proxy.acceptor.start();
         LOG.info("{}: forwarding 127.0.0.1:{} -> {}", proxy.name, proxy.port(), target);
         return proxy;
@@ -168,7 +183,7 @@ public final class FaultProxy implements AutoCloseable {
                 continue;
             }
             ProxyConnection c = new ProxyConnection(name + "-conn-" + connectionIds.incrementAndGet(),
-                    socket, gate, () -> target, connections::remove);
+                    socket, gate, () -> target, retryRefused, connections::remove);
             boolean admitted = gate.withMode(mode -> {
                 if (mode == Mode.RESET || closed.get()) {
                     return false;

@@ -2,6 +2,7 @@ package io.amlease.testkit;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -20,6 +21,9 @@ final class PeerLinks implements AutoCloseable {
     enum Port { QUORUM, ELECTION }
 
     private record Key(int from, int to, Port port) {}
+
+    /** Well under initLimit × tickTime, the follower's own budget for reaching its leader. */
+    private static final Duration RETRY_REFUSED = Duration.ofSeconds(1);
 
     private final Map<Key, FaultProxy> proxies = new LinkedHashMap<>();
     private final Set<Integer> isolated = new HashSet<>();
@@ -44,7 +48,11 @@ final class PeerLinks implements AutoCloseable {
     }
 
     private void add(int from, int to, Port port, int targetPort) throws IOException {
-        proxies.put(new Key(from, to, port), FaultProxy.start(new InetSocketAddress("127.0.0.1", targetPort)));
+        // A follower dials a newly elected leader at once, often before the leader listens: without
+        // the retry every such race would cost an election round (initLimit ticks) and could leave
+        // the ensemble leaderless for longer than a lease's grace.
+        proxies.put(new Key(from, to, port), FaultProxy.start(
+            new InetSocketAddress("127.0.0.1", targetPort), RETRY_REFUSED));
     }
 
     /** What server {@code from} must dial to reach {@code to}: quorum address, then election address. */

@@ -3,8 +3,10 @@ package io.amlease.testkit;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -23,6 +25,7 @@ final class ProxyConnection {
 
     private static final Logger LOG = LoggerFactory.getLogger(ProxyConnection.class);
     private static final int CONNECT_TIMEOUT_MS = 5_000;
+    private static final long RETRY_EVERY_MS = 100;
     private static final int BUFFER_BYTES = 16 * 1024;
     private static final int EOF = -1;
     private static final int BROKEN = -2;
@@ -31,6 +34,7 @@ final class ProxyConnection {
     private final Socket client;
     private final Gate gate;
     private final Supplier<InetSocketAddress> target;
+    private final Duration retryRefused;
     private final Consumer<ProxyConnection> onClosed;
     private final AtomicBoolean open = new AtomicBoolean(true);
     private final AtomicInteger finishedDirections = new AtomicInteger();
@@ -38,11 +42,12 @@ final class ProxyConnection {
     private Socket server; // guarded by this: close() may race with the connect in upstream()
 
     ProxyConnection(String name, Socket client, Gate gate, Supplier<InetSocketAddress> target,
-                    Consumer<ProxyConnection> onClosed) {
+                    Duration retryRefused, Consumer<ProxyConnection> onClosed) {
         this.name = name;
         this.client = client;
         this.gate = gate;
         this.target = target;
+        this.retryRefused = retryRefused;
         this.onClosed = onClosed;
     }
 
@@ -73,9 +78,7 @@ final class ProxyConnection {
             if (!gate.awaitForwarding(open::get)) {
                 return;
             }
-            Socket s = new Socket();
-            s.setTcpNoDelay(true);
-            s.connect(target.get(), CONNECT_TIMEOUT_MS);
+            Socket s = connectTarget();
             if (!adopt(s)) {
                 return;
             }
@@ -87,6 +90,25 @@ final class ProxyConnection {
             abort();
         } catch (InterruptedException e) {
             abort();
+        }
+    }
+
+    /** Connects to the target, retrying a refused connect for up to {@code retryRefused}. */
+    private Socket connectTarget() throws IOException, InterruptedException {
+        long until = System.nanoTime() + retryRefused.toNanos();
+        while (true) {
+            Socket s = new Socket();
+            s.setTcpNoDelay(true);
+            try {
+                s.connect(target.get(), CONNECT_TIMEOUT_MS);
+                return s;
+            } catch (ConnectException e) {
+                s.close();
+                if (!open.get() || System.nanoTime() - until >= 0) {
+                    throw e;
+                }
+                Thread.sleep(RETRY_EVERY_MS);
+            }
         }
     }
 

@@ -21,7 +21,14 @@ final class EchoServer implements AutoCloseable {
     final AtomicLong bytesReceived = new AtomicLong();
 
     EchoServer() throws IOException {
-        listener = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"));
+        this(0);
+    }
+
+    /** An echo server on {@code port} of 127.0.0.1 (0: any free port). */
+    EchoServer(int port) throws IOException {
+        listener = new ServerSocket();
+        listener.setReuseAddress(true);
+        listener.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), port), 50);
         Thread t = new Thread(this::acceptLoop, "echo-accept");
         t.setDaemon(true);
         t.start();

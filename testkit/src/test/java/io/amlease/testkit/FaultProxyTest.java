@@ -187,6 +187,26 @@ class FaultProxyTest {
         assertThat(echo.accepted.get()).isEqualTo(1);
     }
 
+    /** A ZooKeeper follower dials a new leader before it listens, and expects a refused connect. */
+    @Test
+    void aProxyThatRetriesRefusedConnectsForwardsOnceTheTargetListens() throws Exception {
+        InetSocketAddress later;
+        try (EchoServer gone = new EchoServer()) {
+            later = gone.address();
+        }
+        FaultProxy patient = track(FaultProxy.start(later, Duration.ofSeconds(5)));
+        FaultProxy plain = track(FaultProxy.start(later));
+        Socket early = track(new Socket("127.0.0.1", patient.port()));
+        send(early, "early");
+        Socket reset = track(new Socket("127.0.0.1", plain.port()));
+        assertClosedByPeer(reset);
+
+        EchoServer listening = track(new EchoServer(later.getPort()));
+
+        assertThat(read(early, "early".length())).isEqualTo("early");
+        assertThat(listening.accepted.get()).isEqualTo(1);
+    }
+
     @Test
     void closeEndsConnectionsThreadsAndTheListener() throws IOException {
         int port = proxy.port();
