@@ -11,10 +11,10 @@ import java.util.Map;
 /**
  * What a lease has done since it was created, for status pages and metrics: terms granted,
  * revocations by reason (with a short history), renewals and their latency, fenced writes and how
- * many ZooKeeper refused. Updated by the lease's threads, read by anyone; all methods are
- * thread-safe.
+ * many ZooKeeper refused. An observer of the lease, updated by its threads and read by anyone;
+ * all methods are thread-safe.
  */
-public final class LeaseStats {
+public final class LeaseStats implements LeaseObserver {
   /** How many past revocations {@link Snapshot#history()} keeps. */
   public static final int HISTORY = 20;
 
@@ -44,24 +44,34 @@ public final class LeaseStats {
   private long acquisitionRetries;
   private final ArrayDeque<Revocation> history = new ArrayDeque<>();
 
-  public synchronized void acquired() {
+  private final java.time.Clock wall;
+
+  /** Stats that stamp revocations with {@code wall} (for people: they read the history). */
+  public LeaseStats(java.time.Clock wall) {
+    this.wall = wall;
+  }
+
+  @Override
+  public synchronized void granted(Epoch epoch, long sessionId) {
     acquisitions++;
   }
 
-  public synchronized void revoked(Revocation r) {
-    revocations.merge(r.reason(), 1L, Long::sum);
+  @Override
+  public synchronized void revoked(Epoch epoch, long sessionId, RevocationReason reason,
+      String detail) {
+    revocations.merge(reason, 1L, Long::sum);
     if (history.size() == HISTORY) {
       history.removeFirst();
     }
-    history.addLast(r);
+    history.addLast(new Revocation(wall.instant(), epoch.value(), reason, detail));
   }
 
-  /** An acquisition attempt failed (lost race, connection loss) and will be retried. */
-  public synchronized void acquisitionRetried() {
+  @Override
+  public synchronized void acquisitionRetried(String why, Duration delay, int failuresInARow) {
     acquisitionRetries++;
   }
 
-  /** A renewal ZooKeeper answered, {@code latency} after it was sent. */
+  @Override
   public synchronized void renewed(Duration latency) {
     long n = latency.toNanos();
     renewals++;
@@ -70,13 +80,14 @@ public final class LeaseStats {
     totalRenewNanos += n;
   }
 
-  /** A renewal that could not be sent or was answered with an error (not a revocation). */
-  public synchronized void renewalFailed() {
+  @Override
+  public synchronized void renewalFailed(Epoch epoch, long sessionId, String detail) {
     renewalFailures++;
   }
 
-  /** A fenced write sent to ZooKeeper; {@code refused} when the epoch check failed. */
-  public synchronized void fencedWrite(boolean refused) {
+  @Override
+  public synchronized void fencedWrite(Epoch epoch, long sessionId, boolean refused,
+      String detail) {
     fencedWrites++;
     if (refused) {
       fencedWriteFailures++;

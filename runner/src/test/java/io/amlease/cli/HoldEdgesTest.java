@@ -130,6 +130,11 @@ class HoldEdgesTest {
     }
 
     @Override
+    public Op guard(Epoch epoch) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
     public void updateDetails(Epoch epoch, LeaderDetails details) {
       throw new UnsupportedOperationException();
     }

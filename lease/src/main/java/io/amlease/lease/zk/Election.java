@@ -6,6 +6,7 @@ import io.amlease.lease.LeaderInfo;
 import io.amlease.lease.LeaseConfig;
 import io.amlease.lease.LeaseConfigException;
 import io.amlease.lease.LeaseException;
+import io.amlease.lease.LeaseObserver;
 import io.amlease.lease.LeaseTiming;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,14 +55,14 @@ final class Election implements AutoCloseable {
   private final GenerationGuard generation;
   private final Clock clock;
   private final java.time.Clock wall;
-  private final LeaseRecorder recorder;
+  private final LeaseObserver observer;
   private final Owner owner;
   private final RetryBackoff backoff = new RetryBackoff();
   private final ExecutorService worker;
   private volatile LeaderLatch latch;
 
   Election(LeaseConfig config, LeasePaths paths, LeaseAcl acl, LeaseNodes nodes,
-      GenerationGuard generation, Clock clock, java.time.Clock wall, LeaseRecorder recorder,
+      GenerationGuard generation, Clock clock, java.time.Clock wall, LeaseObserver observer,
       Owner owner) {
     this.config = config;
     this.paths = paths;
@@ -70,7 +71,7 @@ final class Election implements AutoCloseable {
     this.generation = generation;
     this.clock = clock;
     this.wall = wall;
-    this.recorder = recorder;
+    this.observer = observer;
     this.owner = owner;
     this.worker = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "amlease-lease-" + config.holderId());
@@ -189,7 +190,7 @@ final class Election implements AutoCloseable {
 
   private void retry(String why) {
     Duration delay = backoff.failed();
-    recorder.retrying(why, delay, backoff, backoff.shouldLog(clock.nanoTime()));
+    observer.acquisitionRetried(why, delay, backoff.failures());
     clock.schedule(() -> worker.execute(this::acquire), delay);
   }
 

@@ -1,6 +1,7 @@
 package io.amlease.lease.zk;
 
 import io.amlease.lease.Epoch;
+import io.amlease.lease.LeaseObserver;
 import io.amlease.lease.RevocationReason;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -15,7 +16,7 @@ import org.slf4j.MDC;
  * JsonTemplateLayout in {@code conf/log4j2.xml}) writes each as one JSON object. The human log
  * ({@code ZkLease}'s logger) says the same in words.
  */
-final class EventLog {
+final class EventLog implements LeaseObserver {
   static final String LOGGER = "amlease.events";
   private static final Logger EVENTS = LoggerFactory.getLogger(LOGGER);
 
@@ -27,20 +28,26 @@ final class EventLog {
     this.holder = holder;
   }
 
-  void granted(Epoch epoch, long session) {
+  @Override
+  public void granted(Epoch epoch, long session) {
     emit("granted", epoch, session, null, null);
   }
 
-  void revoked(Epoch epoch, long session, RevocationReason reason, String detail) {
+  @Override
+  public void revoked(Epoch epoch, long session, RevocationReason reason, String detail) {
     emit("revoked", epoch, session, reason.name(), detail);
   }
 
-  void renewalFailed(Epoch epoch, long session, String detail) {
+  @Override
+  public void renewalFailed(Epoch epoch, long session, String detail) {
     emit("renewal_failed", epoch, session, null, detail);
   }
 
-  void fenced(Epoch epoch, long session, String detail) {
-    emit("fencing_failed", epoch, session, RevocationReason.FENCED.name(), detail);
+  @Override
+  public void fencedWrite(Epoch epoch, long session, boolean refused, String detail) {
+    if (refused) {
+      emit("fencing_failed", epoch, session, RevocationReason.FENCED.name(), detail);
+    }
   }
 
   private void emit(String event, Epoch epoch, long session, String reason, String detail) {

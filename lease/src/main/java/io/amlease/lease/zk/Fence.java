@@ -4,6 +4,7 @@ import io.amlease.lease.Epoch;
 import io.amlease.lease.LeaderDetails;
 import io.amlease.lease.LeaderInfo;
 import io.amlease.lease.LeaseException;
+import io.amlease.lease.LeaseObserver;
 import io.amlease.lease.RevocationReason;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,13 +45,13 @@ final class Fence {
   record Owner(Holding holding, ZkSource zk, Revoker revoker) {}
 
   private final LeasePaths paths;
-  private final LeaseRecorder recorder;
+  private final LeaseObserver observer;
   private final io.amlease.lease.Clock clock;
   private final Owner owner;
 
-  Fence(LeasePaths paths, LeaseRecorder recorder, io.amlease.lease.Clock clock, Owner owner) {
+  Fence(LeasePaths paths, LeaseObserver observer, io.amlease.lease.Clock clock, Owner owner) {
     this.paths = paths;
-    this.recorder = recorder;
+    this.observer = observer;
     this.clock = clock;
     this.owner = owner;
   }
@@ -58,6 +59,11 @@ final class Fence {
   /** The epoch check a write of term {@code t} starts with. */
   Op guard(Term t) {
     return Op.check(paths.epoch(), t.epoch.token());
+  }
+
+  /** The epoch check of {@code epoch}, for a caller's own multi; refused locally like a write. */
+  Op guard(Epoch epoch) throws LeaseException.NotLeader {
+    return guard(owner.holding().held(epoch).term());
   }
 
   List<OpResult> write(Epoch epoch, List<Op> ops) throws LeaseException {
@@ -75,14 +81,14 @@ final class Fence {
         throw new LeaseException.NotLeader("the session of epoch " + epoch + " is gone");
       }
       List<OpResult> results = zk.multi(all);
-      recorder.fencedWrite();
+      observer.fencedWrite(t.epoch, t.sessionId, false, null);
       held.liveness().ack(sent); // A write is ordered by the quorum leader: it proves the session.
       return results.subList(1, results.size());
     } catch (KeeperException e) {
       if (Multis.failedOp(e) == 0) {
         String detail = paths.epoch() + " is no longer at our token " + t.epoch.token();
         owner.revoker().revoke(t, RevocationReason.FENCED, "fenced write refused: " + detail);
-        recorder.fenced(t, detail);
+        observer.fencedWrite(t.epoch, t.sessionId, true, detail);
         throw new LeaseException.Fenced("epoch " + t.epoch.value() + " was superseded; write "
             + "refused by ZooKeeper", e);
       }

@@ -2,10 +2,12 @@ package io.amlease.lease.zk;
 
 import io.amlease.lease.Clock;
 import io.amlease.lease.Durations;
+import io.amlease.lease.LeaseObserver;
 import io.amlease.lease.LeaseTiming;
 import io.amlease.lease.RevocationReason;
 import java.time.Duration;
 import java.util.function.BiConsumer;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
@@ -28,7 +30,7 @@ final class Liveness {
   private final Clock clock;
   private final LeaseTiming timing;
   private final LeasePaths paths;
-  private final LeaseRecorder recorder;
+  private final LeaseObserver observer;
   private final ZkSource zk;
   /** Ends this term, if it is still current, for a reason and a detail. */
   private final BiConsumer<RevocationReason, String> revoke;
@@ -41,13 +43,13 @@ final class Liveness {
   private volatile boolean epochWatched;
 
   Liveness(Term term, long acquiredSentNanos, Clock clock, LeaseTiming timing, LeasePaths paths,
-      LeaseRecorder recorder, ZkSource zk, BiConsumer<RevocationReason, String> revoke) {
+      LeaseObserver observer, ZkSource zk, BiConsumer<RevocationReason, String> revoke) {
     this.term = term;
     this.lastAck = acquiredSentNanos;
     this.clock = clock;
     this.timing = timing;
     this.paths = paths;
-    this.recorder = recorder;
+    this.observer = observer;
     this.zk = zk;
     this.revoke = revoke;
   }
@@ -88,9 +90,17 @@ final class Liveness {
     return nowNanos - deadline() >= 0;
   }
 
-  /** Renews at once: a reconnect is the earliest moment lastAck can move again. */
-  void renewNow() {
-    sendRenewal();
+  /**
+   * Curator's view of the connection. Only a lost session ends the term early; a SUSPENDED
+   * connection is what the grace is for, and a reconnect renews at once, the earliest moment
+   * {@code lastAck} can move again.
+   */
+  void connectionState(ConnectionState state) {
+    if (state == ConnectionState.LOST) {
+      revoke.accept(RevocationReason.SESSION_LOST, "Curator reported the session lost");
+    } else if (state == ConnectionState.RECONNECTED) {
+      sendRenewal();
+    }
   }
 
   private void renew() {
@@ -115,7 +125,7 @@ final class Liveness {
     try {
       handle = zk.get();
     } catch (Exception e) {
-      recorder.renewalFailed(term, "not sent: " + e);
+      observer.renewalFailed(term.epoch, term.sessionId, "not sent: " + e);
       return;
     }
     if (handle.getSessionId() != term.sessionId) {
@@ -134,11 +144,11 @@ final class Liveness {
       Code code = Code.get(rc);
       if (code == Code.OK) {
         ack(sent);
-        recorder.renewed(Duration.ofNanos(clock.nanoTime() - sent));
+        observer.renewed(Duration.ofNanos(clock.nanoTime() - sent));
       } else if (code == Code.SESSIONEXPIRED) {
         revoke.accept(RevocationReason.SESSION_LOST, "renewal: session expired");
       } else {
-        recorder.renewalFailed(term, "answered " + code);
+        observer.renewalFailed(term.epoch, term.sessionId, "answered " + code);
       }
     }, null);
   }

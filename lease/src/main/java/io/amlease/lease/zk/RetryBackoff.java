@@ -12,12 +12,9 @@ import java.time.Duration;
 final class RetryBackoff {
   static final Duration FIRST = Duration.ofMillis(100);
   static final Duration MAX = Duration.ofSeconds(5);
-  static final Duration LOG_EVERY = Duration.ofSeconds(30);
 
   private Duration next = FIRST;
   private int failures;
-  private long lastLoggedNanos;
-  private boolean logged;
 
   /** Records a failed attempt; returns the delay before the next one. */
   Duration failed() {
@@ -25,16 +22,6 @@ final class RetryBackoff {
     Duration d = next;
     next = next.multipliedBy(2).compareTo(MAX) > 0 ? MAX : next.multipliedBy(2);
     return d;
-  }
-
-  /** Whether the failure just recorded deserves an INFO line (the first, then one per period). */
-  boolean shouldLog(long nowNanos) {
-    if (!logged || nowNanos - lastLoggedNanos >= LOG_EVERY.toNanos()) {
-      logged = true;
-      lastLoggedNanos = nowNanos;
-      return true;
-    }
-    return false;
   }
 
   /** Failures since the last {@link #reset()}. */
@@ -45,6 +32,5 @@ final class RetryBackoff {
   void reset() {
     next = FIRST;
     failures = 0;
-    logged = false;
   }
 }

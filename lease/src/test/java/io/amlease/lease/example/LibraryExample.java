@@ -3,15 +3,20 @@ package io.amlease.lease.example;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.amlease.lease.Epoch;
+import io.amlease.lease.Lease;
 import io.amlease.lease.LeaseConfig;
 import io.amlease.lease.LeaseListener;
 import io.amlease.lease.RevocationReason;
+import io.amlease.lease.zk.ZkClients;
 import io.amlease.lease.zk.ZkLease;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Op;
+import org.apache.zookeeper.ZooKeeper;
 
 /**
  * The README's "Using the library" example. {@code ReadmeExampleTest} checks that the README shows
@@ -41,7 +46,19 @@ final class LibraryExample {
       // Refused by ZooKeeper (and the term revoked, FENCED) once another holder has a newer epoch.
       lease.fencedWrite(epoch, List.of(Op.create("/amlease/myapp-state", "hello".getBytes(UTF_8),
           lease.acl(), CreateMode.PERSISTENT)));
+      try (CuratorFramework own = ZkClients.connectReader(connect, Duration.ofSeconds(5))) {
+        ownTransaction(own.getZookeeperClient().getZooKeeper(), lease, epoch);
+      }
     } // close(): releases the lease, so a waiting contender acquires at once
     // README example ends
+  }
+
+  static void ownTransaction(ZooKeeper myClient, Lease lease, Epoch epoch) throws Exception {
+    // README guard example begins
+    // The fence as the first op of a transaction of your own, on your own client: ZooKeeper
+    // applies it only while epoch is the lease's current term, and fails it at op 0 after that.
+    myClient.multi(List.of(lease.guard(epoch),
+        Op.setData("/amlease/myapp-state", "hello again".getBytes(UTF_8), -1)));
+    // README guard example ends
   }
 }

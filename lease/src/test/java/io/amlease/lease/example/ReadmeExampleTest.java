@@ -14,20 +14,23 @@ import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 
-/** The README's library example is the code in {@link LibraryExample}, and it runs. */
+/** The README's library examples are the code in {@link LibraryExample}, and they run. */
 class ReadmeExampleTest {
   private static final Path SOURCE =
       Path.of("src/test/java/io/amlease/lease/example/LibraryExample.java");
   private static final Path README = Path.of("../README.md");
 
   @Test
-  void theReadmeShowsTheExampleVerbatim() throws Exception {
+  void theReadmeShowsTheExamplesVerbatim() throws Exception {
     List<String> code = Files.readAllLines(SOURCE);
-    int from = code.indexOf("    // README example begins") + 1;
-    int to = code.indexOf("    // README example ends");
-    String example = code.subList(from, to).stream().map(l -> l.length() >= 4 ? l.substring(4) : l)
-        .collect(Collectors.joining("\n"));
-    assertThat(Files.readString(README)).contains("```java\n" + example + "\n```");
+    for (String name : List.of("example", "guard example")) {
+      int from = code.indexOf("    // README " + name + " begins") + 1;
+      int to = code.indexOf("    // README " + name + " ends");
+      assertThat(to).as(name).isGreaterThan(from);
+      String example = code.subList(from, to).stream()
+          .map(l -> l.length() >= 4 ? l.substring(4) : l).collect(Collectors.joining("\n"));
+      assertThat(Files.readString(README)).as(name).contains("```java\n" + example + "\n```");
+    }
   }
 
   @Test
@@ -39,7 +42,7 @@ class ReadmeExampleTest {
       try (CuratorFramework reader = ZkClients.connectReader(server.getConnectString(),
           Duration.ofSeconds(5))) {
         assertThat(new String(reader.getData().forPath("/amlease/myapp-state"),
-            StandardCharsets.UTF_8)).isEqualTo("hello");
+            StandardCharsets.UTF_8)).isEqualTo("hello again");
         assertThat(reader.checkExists().forPath("/amlease/myapp/leader")).as("released").isNull();
       }
     }
