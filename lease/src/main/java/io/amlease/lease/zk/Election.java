@@ -58,6 +58,7 @@ final class Election implements AutoCloseable {
   private final LeaseObserver observer;
   private final Owner owner;
   private final RetryBackoff backoff = new RetryBackoff();
+  private final EpochHint hint;
   private final ExecutorService worker;
   private volatile LeaderLatch latch;
 
@@ -73,6 +74,7 @@ final class Election implements AutoCloseable {
     this.wall = wall;
     this.observer = observer;
     this.owner = owner;
+    this.hint = new EpochHint(paths, owner.campaigning());
     this.worker = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "amlease-lease-" + config.holderId());
       t.setDaemon(true);
@@ -97,6 +99,7 @@ final class Election implements AutoCloseable {
     });
     latch = l;
     l.start();
+    hint.watch(client.getZookeeperClient().getZooKeeper());
   }
 
   /**
@@ -137,33 +140,21 @@ final class Election implements AutoCloseable {
       // (another server, a changed maxSessionTimeout) may not fit the grace checked at start.
       LeaseTiming timing = config.timingFor(Duration.ofMillis(zk.getSessionTimeout()),
           "negotiated by the server for session 0x" + Long.toHexString(session));
+      EpochHint.Seen seen = hint.take();
+      if (seen != null) {
+        try {
+          acquire(zk, ours, session, timing, seen.value(), seen.version(), null);
+          return;
+        } catch (KeeperException e) {
+          if (!staleHint(e)) {
+            throw e;
+          }
+        }
+      }
       Stat epochStat = new Stat();
-      long next = nodes.readEpoch(zk, epochStat) + 1;
-      Stat leaderStat = zk.exists(paths.leader(), false);
-      LeaderInfo info = LeaderInfo.of(next, config.holderId(), config.details(), session,
-          wall.instant().toString());
-      List<Op> ops = new ArrayList<>();
-      // Our latch node still existing means we are still the lowest sequence number: leader.
-      ops.add(Op.check(ours, -1));
-      ops.add(Op.setData(paths.epoch(), LeaseNodes.bytes(next), epochStat.getVersion()));
-      if (leaderStat != null) {
-        ops.add(Op.delete(paths.leader(), leaderStat.getVersion()));
-      }
-      ops.add(Op.create(paths.leader(), info.toJson(), acl.leaseAcl(), CreateMode.EPHEMERAL));
-      if (generation != null) {
-        ops.add(generation.check()); // Last: a failure there means a newer generation (G6).
-      }
-      long sent = clock.nanoTime();
-      List<OpResult> results = zk.multi(ops);
-      // The term's session is the one the multi ran on: read from the same handle after it (a
-      // handle never changes its session).
-      if (zk.getSessionId() != session) {
-        throw new IllegalStateException("the acquiring multi ran on session 0x"
-            + Long.toHexString(zk.getSessionId()) + ", not 0x" + Long.toHexString(session));
-      }
-      int token = ((OpResult.SetDataResult) results.get(1)).getStat().getVersion();
-      backoff.reset();
-      owner.grant().granted(new Term(new Epoch(next, token), session, ours, info), sent, timing);
+      long current = nodes.readEpoch(zk, epochStat);
+      acquire(zk, ours, session, timing, current, epochStat.getVersion(),
+          zk.exists(paths.leader(), false));
     } catch (KeeperException e) {
       int failed = Multis.failedOp(e);
       if (e.code() == Code.NOAUTH) {
@@ -186,6 +177,45 @@ final class Election implements AutoCloseable {
     } catch (Exception e) {
       retry("acquisition failed: " + e);
     }
+  }
+
+  /**
+   * One acquiring multi: bumps the epoch from {@code current} at {@code epochVersion} and makes our
+   * leader info, replacing {@code leaderStat}'s node if there is one; grants on success.
+   */
+  private void acquire(ZooKeeper zk, String ours, long session, LeaseTiming timing, long current,
+      int epochVersion, Stat leaderStat) throws Exception {
+    long next = current + 1;
+    LeaderInfo info = LeaderInfo.of(next, config.holderId(), config.details(), session,
+        wall.instant().toString());
+    List<Op> ops = new ArrayList<>();
+    // Our latch node still existing means we are still the lowest sequence number: leader.
+    ops.add(Op.check(ours, -1));
+    ops.add(Op.setData(paths.epoch(), LeaseNodes.bytes(next), epochVersion));
+    if (leaderStat != null) {
+      ops.add(Op.delete(paths.leader(), leaderStat.getVersion()));
+    }
+    ops.add(Op.create(paths.leader(), info.toJson(), acl.leaseAcl(), CreateMode.EPHEMERAL));
+    if (generation != null) {
+      ops.add(generation.check()); // Last: a failure there means a newer generation (G6).
+    }
+    long sent = clock.nanoTime();
+    List<OpResult> results = zk.multi(ops);
+    // The term's session is the one the multi ran on: read from the same handle after it (a
+    // handle never changes its session).
+    if (zk.getSessionId() != session) {
+      throw new IllegalStateException("the acquiring multi ran on session 0x"
+          + Long.toHexString(zk.getSessionId()) + ", not 0x" + Long.toHexString(session));
+    }
+    int token = ((OpResult.SetDataResult) results.get(1)).getStat().getVersion();
+    backoff.reset();
+    owner.grant().granted(new Term(new Epoch(next, token), session, ours, info), sent, timing);
+  }
+
+  /** A multi built on a hint failed because the hint was stale: the epoch moved, or a leader node is left. */
+  private static boolean staleHint(KeeperException e) {
+    int failed = Multis.failedOp(e);
+    return (failed == 1 && e.code() == Code.BADVERSION) || (failed == 2 && e.code() == Code.NODEEXISTS);
   }
 
   private void retry(String why) {

@@ -118,16 +118,25 @@ final class Fence {
   }
 
   /**
-   * Clean release of a term already revoked locally: deletes the leader info and our latch node in
-   * one multi guarded by the epoch, so a waiting contender acquires at once (G5). Waits at most
-   * {@code timeout}; closing the session removes what is ours anyway.
+   * Sends the clean release of term {@code t}, revoked locally a moment ago: deletes the leader info
+   * and our latch node in one multi guarded by the epoch, so that a waiting contender acquires at
+   * once (G5). Does not wait: the answer completes the future.
    */
-  void release(Term t, Duration timeout) {
+  CompletableFuture<Code> sendRelease(Term t) {
     List<Op> ops = List.of(guard(t), Op.delete(paths.leader(), -1), Op.delete(t.latchPath, -1));
     CompletableFuture<Code> done = new CompletableFuture<>();
     try {
       owner.zk().get().multi(ops, (rc, path, ctx, results) -> done.complete(Code.get(rc)), null);
-      Code code = done.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (Exception e) {
+      done.completeExceptionally(e);
+    }
+    return done;
+  }
+
+  /** Waits at most {@code timeout} for a release; closing the session removes what is ours anyway. */
+  static void awaitRelease(CompletableFuture<Code> release, Duration timeout) {
+    try {
+      Code code = release.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
       if (code != Code.OK) {
         LOG.info("release multi answered {}; closing the session removes what is ours", code);
       }

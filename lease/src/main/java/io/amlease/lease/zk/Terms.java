@@ -119,6 +119,15 @@ final class Terms {
 
   /** Ends term {@code t} if it is still current; returns whether it did. */
   boolean revoke(Term t, RevocationReason reason, String detail) {
+    return revoke(t, reason, detail, () -> { });
+  }
+
+  /**
+   * Ends term {@code t} if it is still current, and runs {@code atOnce} right after, before the
+   * observers log and count: a release's multi, which a waiting contender is waiting for (G5).
+   * {@code atOnce} must not block: it runs under the lock.
+   */
+  boolean revoke(Term t, RevocationReason reason, String detail, Runnable atOnce) {
     synchronized (this) {
       if (term != t || phase != Phase.HOLDING) {
         return false;
@@ -128,6 +137,7 @@ final class Terms {
       liveness.stop();
       // The holder must stop by the deadline (G2): tell it first, then log and count.
       events.execute(() -> listener.revoked(t.epoch, reason));
+      atOnce.run();
       observer.revoked(t.epoch, t.sessionId, reason, detail);
     }
     return true;

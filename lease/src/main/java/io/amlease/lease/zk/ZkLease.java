@@ -17,7 +17,9 @@ import io.amlease.lease.SystemClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooKeeper;
@@ -174,8 +176,10 @@ public final class ZkLease implements Lease {
   @Override
   public void release(Duration timeout) {
     Term t = terms.holding();
-    if (t != null && terms.revoke(t, RevocationReason.RELEASED, "clean release")) {
-      fence.release(t, timeout);
+    List<CompletableFuture<Code>> sent = new ArrayList<>(1);
+    if (t != null && terms.revoke(t, RevocationReason.RELEASED, "clean release",
+        () -> sent.add(fence.sendRelease(t)))) {
+      Fence.awaitRelease(sent.get(0), timeout);
     }
   }
 
