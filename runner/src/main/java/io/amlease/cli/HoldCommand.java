@@ -233,6 +233,11 @@ final class HoldCommand {
       return ExitCodes.CANNOT_EXECUTE;
     }
     LOG.info("epoch {}: running {} (pid {})", epoch.value(), command, child.pid());
+    if (lease instanceof ZkLease zk) {
+      // Should this JVM die (SIGKILL, the OOM killer), its reaper ends COMMAND's group and then
+      // this term's session, so that a contender acquires at once rather than after T.
+      zk.termSession().ifPresent(child::handOverSession);
+    }
     child.onExit().thenAccept(status -> events.add(new ChildExited(status)));
     try {
       return superviseChild(lease, config, child);

@@ -1,6 +1,7 @@
 package io.amlease.process;
 
 import io.amlease.lease.Durations;
+import io.amlease.lease.zk.TermSession;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Files;
@@ -99,6 +100,14 @@ public final class ChildProcess {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while starting " + command);
     }
+  }
+
+  /**
+   * Hands the term's ZooKeeper session to the reaper: if this JVM dies, the reaper ends the
+   * session once the child's group is gone, so a contender need not wait for it to expire.
+   */
+  public void handOverSession(TermSession session) {
+    reaper.handOver(session);
   }
 
   /** The child's pid, which is also its process group and session id. */

@@ -17,6 +17,7 @@ import io.amlease.lease.SystemClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException.Code;
@@ -208,6 +209,26 @@ public final class ZkLease implements Lease {
     }
     if (ownedClock != null) {
       ownedClock.close();
+    }
+  }
+
+  /**
+   * The ZooKeeper session of the term held now, for a process that ends it on this holder's behalf
+   * once this holder and everything it ran are dead ({@code hold}'s reaper); empty when not
+   * holding, or when the client has moved to another session.
+   */
+  public Optional<TermSession> termSession() {
+    Term t = terms.holding();
+    if (t == null) {
+      return Optional.empty();
+    }
+    try {
+      ZooKeeper zk = zk();
+      return zk.getSessionId() == t.sessionId
+          ? Optional.of(new TermSession(config.connectString(), t.sessionId, zk.getSessionPasswd()))
+          : Optional.empty();
+    } catch (Exception e) {
+      return Optional.empty();
     }
   }
 
