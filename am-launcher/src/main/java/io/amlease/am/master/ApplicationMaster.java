@@ -198,6 +198,9 @@ public final class ApplicationMaster {
             checkContenders(newer, c.epoch(), RECHECK);
           } else {
             master = startMaster(config, c.epoch());
+            // If this JVM is killed, the master's reaper ends the session once the master's group
+            // is gone, so the next attempt acquires without waiting for it to expire.
+            lease.termSession().ifPresent(master::handOverSession);
             workers.lead(c.epoch());
           }
         } else if (e instanceof MasterExited x && x.status() > 128
