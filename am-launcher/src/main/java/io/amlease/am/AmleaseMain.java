@@ -34,6 +34,9 @@ public final class AmleaseMain {
     if (confDir != null && Files.isRegularFile(Path.of(confDir, "amlease-site.xml"))) {
       conf.addResource(new org.apache.hadoop.fs.Path(confDir, "amlease-site.xml"));
     }
-    System.exit(ToolRunner.run(conf, tool, Arrays.copyOfRange(args, 1, args.length)));
+    String[] rest = Arrays.copyOfRange(args, 1, args.length);
+    System.exit(tool instanceof SubmitCommand
+        ? SubmitCommand.submit(conf, System.out, System.err, rest)
+        : ToolRunner.run(conf, tool, rest));
   }
 }

@@ -52,8 +52,8 @@ class SubmitIT {
       firstOwn++;
     }
     all.addAll(firstOwn, List.of("--am-jar", YarnZkCluster.amJar().toString()));
-    int exit = ToolRunner.run(cluster.conf(), new SubmitCommand(new PrintStream(out, true),
-        new PrintStream(err, true)), all.toArray(String[]::new));
+    int exit = SubmitCommand.submit(cluster.conf(), new PrintStream(out, true),
+        new PrintStream(err, true), all.toArray(String[]::new));
     return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
@@ -139,6 +139,25 @@ class SubmitIT {
     ApplicationReport end = awaitTerminal(ApplicationId.fromString(run.out().trim()));
     assertThat(end.getFinalApplicationStatus()).isEqualTo(FinalApplicationStatus.FAILED);
     assertThat(cluster.zk().checkExists().forPath("/amlease/it-fail/leader")).isNull();
+  }
+
+  /**
+   * Everything after {@code --} is MASTER-COMMAND, whatever it looks like: a {@code sh -c} script,
+   * JVM-style options, a {@code --} of its own, spaces and quotes. (Hadoop's generic option parser
+   * drops every {@code --}, so it must never see MASTER-COMMAND.)
+   */
+  @Test
+  void masterCommandAfterTheDashesReachesTheMasterVerbatim() throws Exception {
+    Path args = dir.resolve("args");
+    Run run = submit("--name", "it-argv", "--zk", cluster.zkConnect(), "--session-timeout", "6s",
+        "--stop-timeout", "1s", "--am-memory", "256", "--",
+        "sh", "-c", "printf '%s\\n' \"$@\" > " + args + ".tmp && mv " + args + ".tmp " + args, "sh",
+        "-Xmx1g", "-jar", "--", "--name", "a b", "it's \"quoted\"", "-c");
+    assertThat(run.exit()).as(run.err()).isEqualTo(0);
+    ApplicationReport end = awaitTerminal(ApplicationId.fromString(run.out().trim()));
+    assertThat(end.getFinalApplicationStatus()).isEqualTo(FinalApplicationStatus.SUCCEEDED);
+    assertThat(Files.readAllLines(args)).containsExactly("-Xmx1g", "-jar", "--", "--name", "a b",
+        "it's \"quoted\"", "-c");
   }
 
   @Test

@@ -22,7 +22,6 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.util.ToolRunner;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.client.api.YarnClient;
@@ -146,8 +145,8 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
       firstOwn++;
     }
     all.addAll(firstOwn, List.of("--am-jar", amJar().toString()));
-    int exit = ToolRunner.run(conf(), new SubmitCommand(new PrintStream(out, true),
-        new PrintStream(err, true)), all.toArray(String[]::new));
+    int exit = SubmitCommand.submit(conf(), new PrintStream(out, true),
+        new PrintStream(err, true), all.toArray(String[]::new));
     assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
     return ApplicationId.fromString(out.toString(StandardCharsets.UTF_8).trim());
   }

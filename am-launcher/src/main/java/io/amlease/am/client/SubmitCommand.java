@@ -25,6 +25,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.conf.Configured;
 import org.apache.hadoop.util.Tool;
+import org.apache.hadoop.util.ToolRunner;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 
 /**
@@ -57,10 +58,34 @@ public final class SubmitCommand extends Configured implements Tool {
 
   private final PrintStream out;
   private final PrintStream err;
+  private final List<String> masterCommand;
 
   public SubmitCommand(PrintStream out, PrintStream err) {
+    this(out, err, List.of());
+  }
+
+  private SubmitCommand(PrintStream out, PrintStream err, List<String> masterCommand) {
     this.out = out;
     this.err = err;
+    this.masterCommand = List.copyOf(masterCommand);
+  }
+
+  /**
+   * {@code amlease submit ARGS}: what comes before the first {@code --} goes through
+   * {@link ToolRunner} (Hadoop's generic options, then ours), and everything after it is
+   * MASTER-COMMAND, verbatim. Hadoop's {@code GenericOptionsParser} must never see MASTER-COMMAND:
+   * it drops every {@code --} it meets, so {@code -- java -Xmx1g …} would reach our parser as
+   * options.
+   */
+  public static int submit(Configuration conf, PrintStream out, PrintStream err, String... args)
+      throws Exception {
+    int dashes = Arrays.asList(args).indexOf("--");
+    if (dashes < 0) {
+      return ToolRunner.run(conf, new SubmitCommand(out, err), args);
+    }
+    List<String> master = Arrays.asList(args).subList(dashes + 1, args.length);
+    return ToolRunner.run(conf, new SubmitCommand(out, err, master),
+        Arrays.copyOfRange(args, 0, dashes));
   }
 
   static Options options() {
@@ -111,6 +136,7 @@ public final class SubmitCommand extends Configured implements Tool {
     if (dashes >= 0) {
       master.addAll(all.subList(dashes + 1, all.size()));
     }
+    master.addAll(masterCommand);
     Configuration conf = new YarnConfiguration(getConf());
     for (String[] f : FLAGS) {
       if (cl.hasOption(f[0])) {
