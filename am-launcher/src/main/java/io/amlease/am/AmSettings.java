@@ -19,7 +19,8 @@ import org.apache.hadoop.conf.Configuration;
  */
 public record AmSettings(String name, String queue, int amMemoryMb, int amVcores, int maxAttempts,
     Duration attemptValidity, int workers, String workerCommand, int workerMemoryMb,
-    int workerVcores, List<String> masterCommand, Map<String, String> env, LeaseConfig lease) {
+    int workerVcores, List<String> masterCommand, Map<String, String> env, List<String> files,
+    LeaseConfig lease) {
 
   public static final String PREFIX = "amlease.";
   public static final String NAME = "amlease.am.name";
@@ -34,6 +35,11 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
   public static final String WORKER_VCORES = "amlease.am.worker-vcores";
   public static final String MASTER_COMMAND = "amlease.am.master-command";
   public static final String ENV = "amlease.am.env";
+  /** Names of the files shipped with the application (JSON list), localized in every container. */
+  public static final String FILES = "amlease.am.files";
+  /** Names the AM's own container uses; a shipped file must not take them. */
+  public static final List<String> RESERVED_FILES =
+      List.of("amlease-am.jar", "amlease-am.xml", "amlease-am-log4j2.xml");
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -61,12 +67,27 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
       throw new LeaseConfigException(MASTER_COMMAND, MASTER_COMMAND
           + " is required: the command the leading AM runs (after -- on the command line)");
     }
+    List<String> files = readJson(conf, FILES, new TypeReference<List<String>>() {}, List.of());
+    for (int i = 0; i < files.size(); i++) {
+      String f = files.get(i);
+      if (f.isEmpty() || f.contains("/") || f.equals(".") || f.equals("..")) {
+        throw new LeaseConfigException(FILES, FILES + ": '" + f + "' is not a file name");
+      }
+      if (RESERVED_FILES.contains(f)) {
+        throw new LeaseConfigException(FILES, FILES + ": '" + f + "' is a name amlease uses for "
+            + "itself; rename the file");
+      }
+      if (files.subList(0, i).contains(f)) {
+        throw new LeaseConfigException(FILES, FILES + ": two files are named '" + f + "'; every "
+            + "container sees them by name in its working directory");
+      }
+    }
     Duration validity = Durations.parse(ATTEMPT_VALIDITY, conf.getTrimmed(ATTEMPT_VALIDITY, "1h"));
     return new AmSettings(name, conf.getTrimmed(QUEUE, "default"),
         atLeast(conf, AM_MEMORY, 512, 64), atLeast(conf, AM_VCORES, 1, 1),
         atLeast(conf, MAX_ATTEMPTS, 4, 1), validity, workers, workerCommand,
         atLeast(conf, WORKER_MEMORY, 256, 64), atLeast(conf, WORKER_VCORES, 1, 1), master,
-        readJson(conf, ENV, new TypeReference<Map<String, String>>() {}, Map.of()), lease);
+        readJson(conf, ENV, new TypeReference<Map<String, String>>() {}, Map.of()), files, lease);
   }
 
   /** These settings as configuration keys (the inverse of {@link #from}). */
@@ -86,6 +107,7 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
     try {
       c.set(MASTER_COMMAND, JSON.writeValueAsString(masterCommand));
       c.set(ENV, JSON.writeValueAsString(env));
+      c.set(FILES, JSON.writeValueAsString(files));
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }

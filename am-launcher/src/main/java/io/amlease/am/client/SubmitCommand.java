@@ -95,7 +95,8 @@ public final class SubmitCommand extends Configured implements Tool {
           .desc(f[3] + " [" + f[2] + "]").build());
     }
     o.addOption(Option.builder().longOpt("file").hasArg().argName("LOCAL")
-        .desc("ship a local file to the AM's working directory (repeatable)").build());
+        .desc("ship a local file to the working directory of the master and of every worker "
+            + "(repeatable)").build());
     o.addOption(Option.builder().longOpt("env").hasArg().argName("K=V")
         .desc("environment for the master and workers (repeatable)").build());
     o.addOption(Option.builder().longOpt("am-jar").hasArg().argName("JAR")
@@ -151,15 +152,6 @@ public final class SubmitCommand extends Configured implements Tool {
       }
       env.put(kv.substring(0, eq), kv.substring(eq + 1));
     }
-    ObjectMapper json = new ObjectMapper();
-    conf.set(AmSettings.MASTER_COMMAND, json.writeValueAsString(master));
-    conf.set(AmSettings.ENV, json.writeValueAsString(env));
-    AmSettings settings;
-    try {
-      settings = AmSettings.from(conf);
-    } catch (LeaseConfigException e) {
-      return usage(flagFor(e.key()) + e.getMessage());
-    }
     List<Path> files = new ArrayList<>();
     for (String f : cl.getOptionValues("file") == null ? new String[0] : cl.getOptionValues("file")) {
       Path p = Path.of(f);
@@ -167,6 +159,17 @@ public final class SubmitCommand extends Configured implements Tool {
         return usage("--file: " + f + " is not a readable file");
       }
       files.add(p);
+    }
+    ObjectMapper json = new ObjectMapper();
+    conf.set(AmSettings.MASTER_COMMAND, json.writeValueAsString(master));
+    conf.set(AmSettings.ENV, json.writeValueAsString(env));
+    conf.set(AmSettings.FILES, json.writeValueAsString(
+        files.stream().map(p -> p.getFileName().toString()).toList()));
+    AmSettings settings;
+    try {
+      settings = AmSettings.from(conf);
+    } catch (LeaseConfigException e) {
+      return usage(flagFor(e.key()) + e.getMessage());
     }
     try (CuratorFramework zk = ZkClients.connectReader(settings.lease().connectString(),
         settings.lease().connectionTimeout())) {
@@ -193,6 +196,9 @@ public final class SubmitCommand extends Configured implements Tool {
   }
 
   private static String flagFor(String key) {
+    if (AmSettings.FILES.equals(key)) {
+      return "--file: ";
+    }
     for (String[] f : FLAGS) {
       if (f[2].equals(key)) {
         return "--" + f[0] + ": ";

@@ -143,7 +143,8 @@ public final class ApplicationMaster {
           web.url());
       LOG.info("registered {} (attempt {}); {} containers from previous attempts", containerId,
           attempt.getAttemptId(), reg.getContainersFromPreviousAttempts().size());
-      workers = new Workers(settings, rm, yarnConf);
+      workers = new Workers(settings, ShippedFiles.of(yarnConf, staging, settings.files()),
+          attemptEnv(), rm, yarnConf);
       status.workers(workers);
       workers.adopt(reg.getContainersFromPreviousAttempts());
       Signals.route(sig -> events.add(new Signalled(sig.getName(), sig.getNumber())));
@@ -345,12 +346,19 @@ public final class ApplicationMaster {
     }
   }
 
+  /** What the master and every worker are told of the lease and the attempt, besides the epoch. */
+  private Map<String, String> attemptEnv() {
+    return Map.of("AMLEASE_LEASE", settings.lease().leasePath(),
+        "AMLEASE_ZK", settings.lease().connectString(), "AMLEASE_HOLDER", attempt.toString(),
+        "AMLEASE_APPLICATION_ID", attempt.getApplicationId().toString(),
+        "AMLEASE_ATTEMPT_ID", attempt.toString());
+  }
+
   private ChildProcess startMaster(LeaseConfig config, Epoch epoch) throws Exception {
     Map<String, String> env = new HashMap<>(settings.env());
+    env.putAll(attemptEnv());
     env.putAll(Map.of("AMLEASE_EPOCH", Long.toString(epoch.value()),
-        "AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token()),
-        "AMLEASE_LEASE", config.leasePath(), "AMLEASE_HOLDER", config.holderId(),
-        "AMLEASE_ZK", config.connectString()));
+        "AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token())));
     ChildProcess child = ChildProcess.start(settings.masterCommand(), env, config.stopTimeout());
     LOG.info("epoch {}: master command {} running (pid {})", epoch.value(), settings.masterCommand(),
         child.pid());

@@ -12,6 +12,7 @@ import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.LocalResource;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
@@ -30,6 +31,8 @@ final class Workers implements AutoCloseable {
   private static final Priority WORKER_PRIORITY = Priority.newInstance(1);
 
   private final AmSettings settings;
+  private final Map<String, LocalResource> files;
+  private final Map<String, String> attemptEnv;
   private final AMRMClientAsync<ContainerRequest> rm;
   private final NMClientAsync nm;
   private final Map<ContainerId, Container> running = new ConcurrentHashMap<>();
@@ -39,8 +42,15 @@ final class Workers implements AutoCloseable {
   private Epoch epoch;
   private boolean stopping;
 
-  Workers(AmSettings settings, AMRMClientAsync<ContainerRequest> rm, Configuration conf) {
+  /**
+   * @param files the shipped files, localized in every worker
+   * @param attemptEnv the environment every worker gets besides the epoch (the AM's contract)
+   */
+  Workers(AmSettings settings, Map<String, LocalResource> files, Map<String, String> attemptEnv,
+      AMRMClientAsync<ContainerRequest> rm, Configuration conf) {
     this.settings = settings;
+    this.files = Map.copyOf(files);
+    this.attemptEnv = Map.copyOf(attemptEnv);
     this.rm = rm;
     this.nm = NMClientAsync.createNMClientAsync(new NMClientAsync.AbstractCallbackHandler() {
       @Override public void onContainerStarted(ContainerId id, Map<String, ByteBuffer> data) {
@@ -125,9 +135,10 @@ final class Workers implements AutoCloseable {
           WORKER_PRIORITY));
       running.put(c.getId(), c);
       Map<String, String> env = new java.util.HashMap<>(settings.env());
+      env.putAll(attemptEnv);
       env.put("AMLEASE_EPOCH", Long.toString(epoch.value()));
-      env.put("AMLEASE_LEASE", settings.lease().leasePath());
-      ContainerLaunchContext ctx = ContainerLaunchContext.newInstance(Map.of(), env,
+      env.put("AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token()));
+      ContainerLaunchContext ctx = ContainerLaunchContext.newInstance(files, env,
           List.of("bash -c '" + settings.workerCommand().replace("'", "'\\''") + "'"
               + " 1><LOG_DIR>/worker.stdout 2><LOG_DIR>/worker.stderr"), null, null, null);
       nm.startContainerAsync(c, ctx);
