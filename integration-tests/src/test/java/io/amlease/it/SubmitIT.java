@@ -15,6 +15,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -185,12 +186,55 @@ class SubmitIT {
     assertThat(status.exit()).as(status.err()).isZero();
     assertThat(status.out()).contains("RUNNING", "_000001", "epoch=1", "/amlease/it-kill");
 
+    Path staging = staging(id);
+    assertThat(Files.getPosixFilePermissions(staging)).as("staging is private")
+        .isEqualTo(PosixFilePermissions.fromString("rwx------"));
+
     Run kill = tool(KillCommand::new, id.toString());
     assertThat(kill.exit()).as(kill.err()).isZero();
     assertThat(kill.out()).contains("KILLED");
     assertThat(cluster.yarn().getApplicationReport(id).getYarnApplicationState())
         .isEqualTo(YarnApplicationState.KILLED);
     await().atMost(Duration.ofSeconds(30)).until(() -> !master.isAlive() && !worker.isAlive());
+    assertThat(staging).as("staging of a killed application").doesNotExist();
+  }
+
+  private ApplicationId submitted(String name, Path script) throws Exception {
+    Run run = submit("--name", name, "--zk", cluster.zkConnect(), "--session-timeout", "6s",
+        "--stop-timeout", "1s", "--am-memory", "256", "--", "sh", script.toString());
+    assertThat(run.exit()).as(run.err()).isZero();
+    return ApplicationId.fromString(run.out().trim());
+  }
+
+  /** The staging directory of {@code id}: the default filesystem here is the local one. */
+  private static Path staging(ApplicationId id) {
+    return Path.of(System.getProperty("user.home"), ".amlease", id.toString());
+  }
+
+  /**
+   * Killed behind amlease's back ({@code yarn application -kill}), an application leaves its
+   * staging directory: the next submit removes it, and never a running application's.
+   */
+  @Test
+  void theNextSubmitRemovesTheStagingOfAnApplicationKilledBehindItsBack() throws Exception {
+    Path script = dir.resolve("forever.sh");
+    Files.writeString(script, "exec sleep 600\n");
+    ApplicationId first = submitted("it-swept", script);
+    ApplicationId running = submitted("it-running", script);
+    cluster.yarn().killApplication(first);
+    await().atMost(Duration.ofSeconds(60)).until(() -> cluster.yarn().getApplicationReport(first)
+        .getYarnApplicationState() == YarnApplicationState.KILLED);
+    assertThat(staging(first)).as("the killed AM had no chance to remove it").exists();
+
+    Run next = submit("--name", "it-sweeper", "--zk", cluster.zkConnect(), "--session-timeout",
+        "6s", "--stop-timeout", "1s", "--am-memory", "256", "--", "sh", script.toString());
+    assertThat(next.exit()).as(next.err()).isZero();
+    assertThat(staging(first)).doesNotExist();
+    assertThat(staging(running)).exists();
+    for (ApplicationId id : List.of(running, ApplicationId.fromString(next.out().trim()))) {
+      assertThat(tool(KillCommand::new, id.toString()).exit()).isZero();
+      assertThat(staging(id)).doesNotExist();
+    }
   }
 
   @Test

@@ -3,13 +3,17 @@ package io.amlease.am.client;
 import java.io.PrintStream;
 import java.time.Duration;
 import org.apache.hadoop.conf.Configured;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException;
 
-/** {@code amlease kill APP_ID}: asks YARN to kill the application and waits until it is KILLED. */
+/**
+ * {@code amlease kill APP_ID}: asks YARN to kill the application, waits until it is KILLED, and
+ * removes its staging directory.
+ */
 public final class KillCommand extends Configured implements Tool {
   private static final Duration WAIT = Duration.ofSeconds(60);
   private final PrintStream out;
@@ -47,6 +51,8 @@ public final class KillCommand extends Configured implements Tool {
         if (s == YarnApplicationState.KILLED || s == YarnApplicationState.FINISHED
             || s == YarnApplicationState.FAILED) {
           out.println(id + " " + s);
+          // The AM of a killed application gets no chance to remove its staging directory.
+          Staging.delete(FileSystem.get(getConf()), id, err);
           return 0;
         }
         Thread.sleep(500);

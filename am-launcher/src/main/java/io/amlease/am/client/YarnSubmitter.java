@@ -77,8 +77,30 @@ final class YarnSubmitter implements AutoCloseable {
     ApplicationId id = ctx.getApplicationId();
 
     FileSystem fs = FileSystem.get(conf);
-    org.apache.hadoop.fs.Path staging = new org.apache.hadoop.fs.Path(fs.getHomeDirectory(),
-        ".amlease/" + id);
+    int swept = Staging.sweep(fs, yarn, err);
+    if (swept > 0) {
+      err.println("amlease submit: removed the staging directories of " + swept
+          + " ended application(s)");
+    }
+    org.apache.hadoop.fs.Path staging = Staging.create(fs, id);
+    try {
+      stageAndSubmit(s, amJar, files, fs, staging, ctx);
+    } catch (Exception | Error e) {
+      Staging.delete(fs, id, err); // Nothing half-written is left behind.
+      throw e;
+    }
+    ApplicationReport report = yarn.getApplicationReport(id);
+    out.println(id);
+    err.println("amlease submit: submitted " + id + " (" + s.name() + ") to queue " + s.queue()
+        + "; tracking URL " + report.getTrackingUrl() + "; lease " + s.lease().leasePath());
+    if (!wait) {
+      return 0;
+    }
+    return await(id, fs);
+  }
+
+  private void stageAndSubmit(AmSettings s, Path amJar, List<Path> files, FileSystem fs,
+      org.apache.hadoop.fs.Path staging, ApplicationSubmissionContext ctx) throws Exception {
     Map<String, LocalResource> resources = new HashMap<>();
     resources.put("amlease-am.jar", upload(fs, new org.apache.hadoop.fs.Path(amJar.toUri()),
         staging));
@@ -113,18 +135,9 @@ final class YarnSubmitter implements AutoCloseable {
     ctx.setAttemptFailuresValidityInterval(s.attemptValidity().toMillis());
     ctx.setKeepContainersAcrossApplicationAttempts(true);
     yarn.submitApplication(ctx);
-    ApplicationReport report = yarn.getApplicationReport(id);
-    out.println(id);
-    err.println("amlease submit: submitted " + id + " (" + s.name() + ") to queue " + s.queue()
-        + "; tracking URL " + report.getTrackingUrl() + "; lease " + s.lease().leasePath());
-    if (!wait) {
-      return 0;
-    }
-    return await(id, fs, staging);
   }
 
-  private int await(ApplicationId id, FileSystem fs, org.apache.hadoop.fs.Path staging)
-      throws Exception {
+  private int await(ApplicationId id, FileSystem fs) throws Exception {
     YarnApplicationState last = null;
     while (true) {
       ApplicationReport r = yarn.getApplicationReport(id);
@@ -134,7 +147,7 @@ final class YarnSubmitter implements AutoCloseable {
             + r.getCurrentApplicationAttemptId() + ")");
       }
       if (TERMINAL.contains(last)) {
-        fs.delete(staging, true);
+        Staging.delete(fs, id, err);
         err.println("amlease submit: final status " + r.getFinalApplicationStatus()
             + (r.getDiagnostics().isEmpty() ? "" : ": " + r.getDiagnostics()));
         return r.getFinalApplicationStatus() == FinalApplicationStatus.SUCCEEDED ? 0 : 1;
