@@ -39,7 +39,7 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
   public static final String FILES = "amlease.am.files";
   /** Names the AM's own container uses; a shipped file must not take them. */
   public static final List<String> RESERVED_FILES =
-      List.of("amlease-am.jar", "amlease-am.xml", "amlease-am-log4j2.xml");
+      List.of("amlease-am.jar", "amlease-am.xml", "amlease-am-log4j2.xml", "amlease-zk-credentials");
 
   private static final ObjectMapper JSON = new ObjectMapper();
 

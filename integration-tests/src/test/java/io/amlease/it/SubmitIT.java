@@ -206,6 +206,35 @@ class SubmitIT {
     return ApplicationId.fromString(run.out().trim());
   }
 
+  /**
+   * {@code --acl-credentials} names a file on the client's machine; the AM gets a private copy.
+   * The client's file is gone before the AM starts, as it would be on any other node.
+   */
+  @Test
+  void aclCredentialsReachTheAmAsItsOwnCopy() throws Exception {
+    Path creds = dir.resolve("zk-creds");
+    Files.writeString(creds, "amlease-it:s3cret\n");
+    Path script = dir.resolve("forever.sh");
+    Files.writeString(script, "exec sleep 600\n");
+    String lease = "/amlease/it-acl";
+    Run run = submit("--name", "it-acl", "--zk", cluster.zkConnect(), "--acl-credentials",
+        creds.toString(), "--session-timeout", "6s", "--stop-timeout", "1s", "--am-memory", "256",
+        "--", "sh", script.toString());
+    assertThat(run.exit()).as(run.err()).isZero();
+    Files.delete(creds);
+    ApplicationId id = ApplicationId.fromString(run.out().trim());
+    try (LeaderReader reader = new LeaderReader(cluster.zk(), lease)) {
+      LeaderInfo leader = await().atMost(Duration.ofSeconds(60)).until(
+          () -> reader.current().orElse(null), java.util.Objects::nonNull);
+      assertThat(leader.epoch()).isEqualTo(1);
+    }
+    assertThat(cluster.zk().getACL().forPath(lease)).anySatisfy(acl -> {
+      assertThat(acl.getId().getScheme()).isEqualTo("digest");
+      assertThat(acl.getId().getId()).startsWith("amlease-it:");
+    });
+    assertThat(tool(KillCommand::new, id.toString()).exit()).isZero();
+  }
+
   /** The staging directory of {@code id}: the default filesystem here is the local one. */
   private static Path staging(ApplicationId id) {
     return Path.of(System.getProperty("user.home"), ".amlease", id.toString());

@@ -46,6 +46,8 @@ public final class SubmitCommand extends Configured implements Tool {
       {"am-vcores", "N", AmSettings.AM_VCORES, "AM container vcores (default 1)"},
       {"session-timeout", "D", LeaseConfig.SESSION_TIMEOUT, "ZooKeeper session timeout (default 30s)"},
       {"grace", "D", LeaseConfig.GRACE, "lease grace (default min(2T/3, G2 bound))"},
+      {"acl-credentials", "FILE", LeaseConfig.ACL_CREDENTIALS, "ZooKeeper digest credentials "
+          + "(one line user:password); shipped privately to the AM"},
       {"stop-timeout", "D", LeaseConfig.STOP_TIMEOUT, "SIGKILL the master this long after SIGTERM "
           + "(default 5s)"},
       {"max-attempts", "N", AmSettings.MAX_ATTEMPTS, "AM attempts (default 4)"},

@@ -2,6 +2,7 @@ package io.amlease.am.client;
 
 import io.amlease.am.AmSettings;
 import io.amlease.am.master.ApplicationMaster;
+import io.amlease.lease.LeaseConfig;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -14,6 +15,7 @@ import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.io.DataOutputBuffer;
 import org.apache.hadoop.security.Credentials;
 import org.apache.hadoop.security.UserGroupInformation;
@@ -45,6 +47,9 @@ final class YarnSubmitter implements AutoCloseable {
 
   private static final EnumSet<YarnApplicationState> TERMINAL = EnumSet.of(
       YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED);
+
+  /** The name under which the AM finds the ZooKeeper ACL credentials. */
+  static final String CREDENTIALS_FILE = "amlease-zk-credentials";
 
   private final Configuration conf;
   private final PrintStream out;
@@ -106,8 +111,22 @@ final class YarnSubmitter implements AutoCloseable {
         staging));
     org.apache.hadoop.fs.Path settingsFile = new org.apache.hadoop.fs.Path(staging,
         ApplicationMaster.SETTINGS_FILE);
+    Configuration settings = s.toConfiguration();
+    if (s.lease().aclCredentials().isPresent()) {
+      // The AM runs on some node where the client's path means nothing: it gets its own copy,
+      // private to this user, and reads it by name in its working directory.
+      org.apache.hadoop.fs.Path creds = new org.apache.hadoop.fs.Path(staging, CREDENTIALS_FILE);
+      fs.copyFromLocalFile(false, true, new org.apache.hadoop.fs.Path(
+          s.lease().aclCredentials().get().file().toAbsolutePath().toUri()), creds);
+      fs.setPermission(creds, new FsPermission((short) 0600));
+      FileStatus st = fs.getFileStatus(creds);
+      resources.put(CREDENTIALS_FILE, LocalResource.newInstance(URL.fromPath(fs.makeQualified(creds)),
+          LocalResourceType.FILE, LocalResourceVisibility.PRIVATE, st.getLen(),
+          st.getModificationTime()));
+      settings.set(LeaseConfig.ACL_CREDENTIALS, CREDENTIALS_FILE);
+    }
     try (OutputStream o = fs.create(settingsFile)) {
-      s.toConfiguration().writeXml(o);
+      settings.writeXml(o);
     }
     resources.put(ApplicationMaster.SETTINGS_FILE, resource(fs, settingsFile));
     for (Path f : files) {
