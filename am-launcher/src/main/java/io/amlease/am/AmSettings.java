@@ -19,8 +19,8 @@ import org.apache.hadoop.conf.Configuration;
  */
 public record AmSettings(String name, String queue, int amMemoryMb, int amVcores, int maxAttempts,
     Duration attemptValidity, int workers, String workerCommand, int workerMemoryMb,
-    int workerVcores, List<String> masterCommand, Map<String, String> env, List<String> files,
-    LeaseConfig lease) {
+    int workerVcores, int workerMaxFailures, Duration workerFailuresValidity,
+    List<String> masterCommand, Map<String, String> env, List<String> files, LeaseConfig lease) {
 
   public static final String PREFIX = "amlease.";
   public static final String NAME = "amlease.am.name";
@@ -33,6 +33,8 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
   public static final String WORKER_COMMAND = "amlease.am.worker-command";
   public static final String WORKER_MEMORY = "amlease.am.worker-memory-mb";
   public static final String WORKER_VCORES = "amlease.am.worker-vcores";
+  public static final String WORKER_MAX_FAILURES = "amlease.am.worker-max-failures";
+  public static final String WORKER_FAILURES_VALIDITY = "amlease.am.worker-failures-validity";
   public static final String MASTER_COMMAND = "amlease.am.master-command";
   public static final String ENV = "amlease.am.env";
   /** Names of the files shipped with the application (JSON list), localized in every container. */
@@ -83,10 +85,19 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
       }
     }
     Duration validity = Durations.parse(ATTEMPT_VALIDITY, conf.getTrimmed(ATTEMPT_VALIDITY, "1h"));
+    // As Spark's default for executors: twice the workers, and at least 3.
+    int maxFailures = atLeast(conf, WORKER_MAX_FAILURES, Math.max(3, 2 * workers), 0);
+    Duration failuresValidity = Durations.parse(WORKER_FAILURES_VALIDITY,
+        conf.getTrimmed(WORKER_FAILURES_VALIDITY, "1h"));
+    if (failuresValidity.isZero() || failuresValidity.isNegative()) {
+      throw new LeaseConfigException(WORKER_FAILURES_VALIDITY, WORKER_FAILURES_VALIDITY + " ("
+          + Durations.format(failuresValidity) + ") must be positive");
+    }
     return new AmSettings(name, conf.getTrimmed(QUEUE, "default"),
         atLeast(conf, AM_MEMORY, 512, 64), atLeast(conf, AM_VCORES, 1, 1),
         atLeast(conf, MAX_ATTEMPTS, 4, 1), validity, workers, workerCommand,
-        atLeast(conf, WORKER_MEMORY, 256, 64), atLeast(conf, WORKER_VCORES, 1, 1), master,
+        atLeast(conf, WORKER_MEMORY, 256, 64), atLeast(conf, WORKER_VCORES, 1, 1), maxFailures,
+        failuresValidity, master,
         readJson(conf, ENV, new TypeReference<Map<String, String>>() {}, Map.of()), files, lease);
   }
 
@@ -104,6 +115,8 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
     c.set(WORKER_COMMAND, workerCommand);
     c.setInt(WORKER_MEMORY, workerMemoryMb);
     c.setInt(WORKER_VCORES, workerVcores);
+    c.setInt(WORKER_MAX_FAILURES, workerMaxFailures);
+    c.set(WORKER_FAILURES_VALIDITY, workerFailuresValidity.toMillis() + "ms");
     try {
       c.set(MASTER_COMMAND, JSON.writeValueAsString(masterCommand));
       c.set(ENV, JSON.writeValueAsString(env));

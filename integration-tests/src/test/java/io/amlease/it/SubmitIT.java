@@ -304,6 +304,31 @@ class SubmitIT {
     await().atMost(Duration.ofSeconds(30)).until(() -> !second.isAlive());
   }
 
+  /**
+   * A worker that can never run (a missing config file) is replaced with growing delays, and the
+   * failure after --worker-max-failures fails the application with a diagnostic naming the
+   * worker, its exit status and its last words; it does not loop forever.
+   */
+  @Test
+  void aCrashLoopingWorkerFailsTheApplicationWithItsLastWords() throws Exception {
+    Path starts = dir.resolve("starts");
+    Path script = dir.resolve("forever.sh");
+    Files.writeString(script, "exec sleep 600\n");
+    Run run = submit("--name", "it-crashloop", "--zk", cluster.zkConnect(), "--session-timeout",
+        "6s", "--stop-timeout", "1s", "--am-memory", "256", "--workers", "1", "--worker-memory",
+        "128", "--worker-max-failures", "2", "--worker-failures-validity", "10m",
+        "--worker-command", "echo started >> " + starts + "; echo 'cannot open /no/such/config' >&2;"
+            + " exit 3", "--", "sh", script.toString());
+    assertThat(run.exit()).as(run.err()).isEqualTo(0);
+    ApplicationReport end = awaitTerminal(ApplicationId.fromString(run.out().trim()));
+
+    assertThat(end.getFinalApplicationStatus()).isEqualTo(FinalApplicationStatus.FAILED);
+    assertThat(end.getDiagnostics()).contains("exited with status 3", "3 worker failures within "
+        + "10m", "--worker-max-failures 2", "cannot open /no/such/config", "container_");
+    // Two failures allowed, the third ends it: three starts, not a loop.
+    assertThat(Files.readAllLines(starts)).hasSize(3);
+  }
+
   /** Runs a client Tool in-process with its own captured streams. */
   private Run tool(BiFunction<PrintStream, PrintStream, Tool> command, String... args)
       throws Exception {

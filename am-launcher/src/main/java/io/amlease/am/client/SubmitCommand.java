@@ -53,6 +53,11 @@ public final class SubmitCommand extends Configured implements Tool {
       {"max-attempts", "N", AmSettings.MAX_ATTEMPTS, "AM attempts (default 4)"},
       {"attempt-validity", "D", AmSettings.ATTEMPT_VALIDITY, "attempt failures validity (default 1h)"},
       {"workers", "N", AmSettings.WORKERS, "worker containers (default 0)"},
+      {"worker-max-failures", "N", AmSettings.WORKER_MAX_FAILURES, "fail the application after "
+          + "more worker failures than this within --worker-failures-validity (default 2 x "
+          + "workers, at least 3)"},
+      {"worker-failures-validity", "D", AmSettings.WORKER_FAILURES_VALIDITY, "window in which "
+          + "worker failures count (default 1h)"},
       {"worker-command", "CMD", AmSettings.WORKER_COMMAND, "shell command each worker runs"},
       {"worker-memory", "MB", AmSettings.WORKER_MEMORY, "worker memory (default 256)"},
       {"worker-vcores", "N", AmSettings.WORKER_VCORES, "worker vcores (default 1)"},

@@ -62,6 +62,7 @@ final class AmStatus {
     ws.put("running", w == null ? 0 : w.running());
     ws.put("adopted", w == null ? 0 : w.adopted());
     ws.put("restarts", w == null ? 0 : w.restarts());
+    ws.put("failures", w == null ? 0 : w.failures());
     s.put("workers", ws);
     return s;
   }
@@ -81,7 +82,9 @@ final class AmStatus {
             w == null ? 0 : w.running())
         .counter("amlease_am_worker_restarts_total",
             "worker containers that ended by themselves and were replaced",
-            w == null ? 0 : w.restarts());
+            w == null ? 0 : w.restarts())
+        .counter("amlease_am_worker_failures_total",
+            "worker ends counted against --worker-max-failures", w == null ? 0 : w.failures());
     return out.toString();
   }
 }

@@ -78,6 +78,7 @@ public final class ApplicationMaster {
   private record RmShutdown(String why) implements Event {}
   private record Signalled(String name, int number) implements Event {}
   private record NewerAttempt(ApplicationAttemptId attempt) implements Event {}
+  private record WorkersFailed(String diagnostic) implements Event {}
 
   private final BlockingDeque<Event> events = new LinkedBlockingDeque<>();
   private final AmSettings settings;
@@ -144,7 +145,7 @@ public final class ApplicationMaster {
       LOG.info("registered {} (attempt {}); {} containers from previous attempts", containerId,
           attempt.getAttemptId(), reg.getContainersFromPreviousAttempts().size());
       workers = new Workers(settings, ShippedFiles.of(yarnConf, staging, settings.files()),
-          attemptEnv(), rm, yarnConf);
+          attemptEnv(), rm, yarnConf, diagnostic -> events.add(new WorkersFailed(diagnostic)));
       status.workers(workers);
       workers.adopt(reg.getContainersFromPreviousAttempts());
       Signals.route(sig -> events.add(new Signalled(sig.getName(), sig.getNumber())));
@@ -226,6 +227,16 @@ public final class ApplicationMaster {
           FinalApplicationStatus fin = x.status() == 0 ? FinalApplicationStatus.SUCCEEDED
               : FinalApplicationStatus.FAILED;
           rm.unregisterApplicationMaster(fin, "master command exited with status " + x.status(), "");
+          deleteStaging();
+          return 0;
+        } else if (e instanceof WorkersFailed w) {
+          LOG.error("failing the application: {}", w.diagnostic());
+          if (master != null) {
+            master.terminate(config.stopTimeout());
+          }
+          workers.stopAll();
+          lease.release(config.connectionTimeout());
+          rm.unregisterApplicationMaster(FinalApplicationStatus.FAILED, w.diagnostic(), "");
           deleteStaging();
           return 0;
         } else if (e instanceof Revoked r) {

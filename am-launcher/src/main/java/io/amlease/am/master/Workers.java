@@ -1,11 +1,19 @@
 package io.amlease.am.master;
 
 import io.amlease.am.AmSettings;
+import io.amlease.lease.Durations;
 import io.amlease.lease.Epoch;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
@@ -15,6 +23,7 @@ import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.LocalResource;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
 import org.apache.hadoop.yarn.client.api.async.AMRMClientAsync;
 import org.apache.hadoop.yarn.client.api.async.NMClientAsync;
@@ -23,21 +32,43 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The worker containers: requested, launched and replaced only while this attempt leads; adopted,
- * not relaunched, when a previous attempt started them (keep-containers-across-attempts).
+ * not relaunched, when a previous attempt started them (keep-containers-across-attempts). A worker
+ * that fails is replaced after the {@link RestartPolicy}'s backoff; too many failures fail the
+ * application through {@link GiveUp}. Thread-safe: the AM's event loop, the NodeManager client's
+ * callbacks and the restart timer all call in.
  */
 final class Workers implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Workers.class);
 
   private static final Priority WORKER_PRIORITY = Priority.newInstance(1);
+  /** Lines of a failed worker's diagnostics (the NodeManager's tail of its stderr) to report. */
+  private static final int TAIL_LINES = 12;
+
+  /** Ends of a worker that YARN caused, not the worker: replaced at once, never counted. */
+  private static final Set<Integer> NOT_THE_WORKERS_FAULT = Set.of(
+      ContainerExitStatus.KILLED_BY_APPMASTER, ContainerExitStatus.PREEMPTED,
+      ContainerExitStatus.ABORTED, ContainerExitStatus.DISKS_FAILED,
+      ContainerExitStatus.KILLED_AFTER_APP_COMPLETION, ContainerExitStatus.KILLED_BY_RESOURCEMANAGER,
+      ContainerExitStatus.KILLED_BY_CONTAINER_SCHEDULER);
+
+  /** Told once, on any thread, when worker failures exceed the limit. */
+  interface GiveUp {
+    void giveUp(String diagnostic);
+  }
 
   private final AmSettings settings;
   private final Map<String, LocalResource> files;
   private final Map<String, String> attemptEnv;
   private final AMRMClientAsync<ContainerRequest> rm;
   private final NMClientAsync nm;
+  private final RestartPolicy policy;
+  private final LongSupplier nanos;
+  private final GiveUp giveUp;
+  private final ScheduledExecutorService timer;
   private final Map<ContainerId, Container> running = new ConcurrentHashMap<>();
   private int pending;
   private volatile long restarts;
+  private volatile long failures;
   private volatile int adopted;
   private Epoch epoch;
   private boolean stopping;
@@ -47,11 +78,19 @@ final class Workers implements AutoCloseable {
    * @param attemptEnv the environment every worker gets besides the epoch (the AM's contract)
    */
   Workers(AmSettings settings, Map<String, LocalResource> files, Map<String, String> attemptEnv,
-      AMRMClientAsync<ContainerRequest> rm, Configuration conf) {
+      AMRMClientAsync<ContainerRequest> rm, Configuration conf, GiveUp giveUp) {
     this.settings = settings;
     this.files = Map.copyOf(files);
     this.attemptEnv = Map.copyOf(attemptEnv);
     this.rm = rm;
+    this.giveUp = giveUp;
+    this.nanos = System::nanoTime;
+    this.policy = new RestartPolicy(settings.workerMaxFailures(), settings.workerFailuresValidity());
+    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "amlease-worker-restarts");
+      t.setDaemon(true);
+      return t;
+    });
     this.nm = NMClientAsync.createNMClientAsync(new NMClientAsync.AbstractCallbackHandler() {
       @Override public void onContainerStarted(ContainerId id, Map<String, ByteBuffer> data) {
         LOG.info("worker {} started", id);
@@ -60,7 +99,7 @@ final class Workers implements AutoCloseable {
           org.apache.hadoop.yarn.api.records.ContainerStatus status) {}
       @Override public void onContainerStopped(ContainerId id) {}
       @Override public void onStartContainerError(ContainerId id, Throwable t) {
-        LOG.warn("worker {} failed to start: {}", id, t.toString());
+        startFailed(id, t);
       }
       @Override public void onContainerResourceIncreased(ContainerId id, Resource r) {}
       @Override public void onContainerResourceUpdated(ContainerId id, Resource r) {}
@@ -80,9 +119,14 @@ final class Workers implements AutoCloseable {
     return running.size();
   }
 
-  /** Workers that ended by themselves while this attempt led, and were asked for again. */
+  /** Workers that ended while this attempt led, and were asked for again. */
   long restarts() {
     return restarts;
+  }
+
+  /** Worker ends counted against --worker-max-failures (within the window or not). */
+  long failures() {
+    return failures;
   }
 
   /** Workers taken over from previous attempts. */
@@ -95,11 +139,9 @@ final class Workers implements AutoCloseable {
    * container while it still believes it runs (its node is lost, or the kill has not landed yet);
    * that one is not a worker, and only the worker priority tells them apart.
    */
-  void adopt(List<Container> previous) {
+  synchronized void adopt(List<Container> previous) {
     for (Container c : previous) {
       if (!WORKER_PRIORITY.equals(c.getPriority())) {
-        LOG.info("not adopting {} from a previous attempt: priority {} is not a worker's", c.getId(),
-            c.getPriority());
         continue;
       }
       running.put(c.getId(), c);
@@ -109,30 +151,40 @@ final class Workers implements AutoCloseable {
   }
 
   /** This attempt now leads: bring the workers up to the requested number. */
-  void lead(Epoch e) {
+  synchronized void lead(Epoch e) {
     epoch = e;
     topUp();
   }
 
-  private void topUp() {
+  private synchronized void topUp() {
+    if (stopping || epoch == null) {
+      return;
+    }
     int missing = settings.workers() - running.size() - pending;
     for (int i = 0; i < missing; i++) {
-      rm.addContainerRequest(new ContainerRequest(
-          Resource.newInstance(settings.workerMemoryMb(), settings.workerVcores()), null, null,
-          WORKER_PRIORITY));
+      rm.addContainerRequest(new ContainerRequest(requested(), null, null, WORKER_PRIORITY));
       pending++;
     }
   }
 
-  void allocated(List<Container> containers) {
+  private Resource requested() {
+    return Resource.newInstance(settings.workerMemoryMb(), settings.workerVcores());
+  }
+
+  synchronized void allocated(List<Container> containers) {
     for (Container c : containers) {
       if (pending == 0 || epoch == null || stopping) {
         rm.releaseAssignedContainer(c.getId());
         continue;
       }
       pending--;
-      rm.removeContainerRequest(new ContainerRequest(c.getResource(), null, null,
-          WORKER_PRIORITY));
+      // By what was asked: the scheduler may round the container's size up, and a request for
+      // the rounded size would match nothing and stay, allocating one more container later.
+      List<? extends Collection<ContainerRequest>> asked = rm.getMatchingRequests(WORKER_PRIORITY,
+          ResourceRequest.ANY, requested());
+      if (!asked.isEmpty() && !asked.get(0).isEmpty()) {
+        rm.removeContainerRequest(asked.get(0).iterator().next());
+      }
       running.put(c.getId(), c);
       Map<String, String> env = new java.util.HashMap<>(settings.env());
       env.putAll(attemptEnv);
@@ -145,28 +197,88 @@ final class Workers implements AutoCloseable {
     }
   }
 
-  void completed(List<ContainerStatus> statuses) {
+  synchronized void completed(List<ContainerStatus> statuses) {
     for (ContainerStatus s : statuses) {
-      if (running.remove(s.getContainerId()) == null) {
+      Container c = running.remove(s.getContainerId());
+      if (c == null) {
         continue;
       }
       LOG.info("worker {} ended (exit {}, {})", s.getContainerId(), s.getExitStatus(),
           s.getDiagnostics());
-      if (!stopping && epoch != null && s.getExitStatus() != ContainerExitStatus.KILLED_BY_APPMASTER) {
+      if (stopping || epoch == null) {
+        continue;
+      }
+      if (NOT_THE_WORKERS_FAULT.contains(s.getExitStatus())) {
         restarts++;
         topUp();
+      } else {
+        failed(c, "exited with status " + s.getExitStatus(), s.getDiagnostics());
       }
     }
   }
 
+  /** The NodeManager could not start the container: a failure, and the container is released. */
+  private synchronized void startFailed(ContainerId id, Throwable t) {
+    LOG.warn("worker {} failed to start: {}", id, t.toString());
+    Container c = running.remove(id);
+    if (c == null) {
+      return;
+    }
+    rm.releaseAssignedContainer(id);
+    if (!stopping && epoch != null) {
+      failed(c, "could not be started", t.toString());
+    }
+  }
+
+  private void failed(Container c, String what, String diagnostics) {
+    failures++;
+    String host = c.getNodeId().getHost();
+    boolean elsewhere = running.values().stream()
+        .anyMatch(r -> !r.getNodeId().getHost().equals(host));
+    RestartPolicy.Verdict v = policy.failed(nanos.getAsLong(), host, elsewhere);
+    if (v.avoidNode()) {
+      LOG.warn("{} workers failed on {} within {} while others run elsewhere: no more workers "
+          + "there", RestartPolicy.NODE_FAILURES, host,
+          Durations.format(settings.workerFailuresValidity()));
+      // AMRMClient edits the lists it is given.
+      rm.updateBlacklist(new ArrayList<>(List.of(host)), new ArrayList<>());
+    }
+    if (v.giveUp()) {
+      stopping = true;
+      giveUp.giveUp("worker " + c.getId() + " on " + host + " " + what + "; " + v.failures()
+          + " worker failures within " + Durations.format(settings.workerFailuresValidity())
+          + " (--worker-max-failures " + policy.maxFailures() + "). Its last words:\n"
+          + tail(diagnostics));
+      return;
+    }
+    restarts++;
+    LOG.warn("worker {} on {} {}; failure {} of at most {} within {}; replacing it in {}", c.getId(),
+        host, what, v.failures(), policy.maxFailures(),
+        Durations.format(settings.workerFailuresValidity()), Durations.format(v.delay()));
+    pending++; // Counted now, so that nothing else asks for it meanwhile.
+    timer.schedule(this::replaceOne, v.delay().toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private synchronized void replaceOne() {
+    pending--;
+    topUp();
+  }
+
+  private static String tail(String text) {
+    String[] lines = text.strip().split("\n");
+    return String.join("\n", java.util.Arrays.asList(lines)
+        .subList(Math.max(0, lines.length - TAIL_LINES), lines.length));
+  }
+
   /** Clean finish: stop every worker (adopted ones included). */
-  void stopAll() {
+  synchronized void stopAll() {
     stopping = true;
     running.values().forEach(c -> nm.stopContainerAsync(c.getId(), c.getNodeId()));
   }
 
   @Override
   public void close() {
+    timer.shutdownNow();
     nm.stop();
   }
 }
