@@ -185,6 +185,10 @@ class SubmitIT {
         cluster.zkConnect());
     assertThat(status.exit()).as(status.err()).isZero();
     assertThat(status.out()).contains("RUNNING", "_000001", "epoch=1", "/amlease/it-kill");
+    // Without --zk: the application's own ZooKeeper and lease, from what submit staged.
+    Run plain = tool(StatusCommand::new, id.toString());
+    assertThat(plain.exit()).as(plain.err()).isZero();
+    assertThat(plain.out()).contains("RUNNING", "lease /amlease/it-kill", "epoch=1");
 
     Path staging = staging(id);
     assertThat(Files.getPosixFilePermissions(staging)).as("staging is private")

@@ -1,14 +1,19 @@
 package io.amlease.am.client;
 
+import io.amlease.am.master.ApplicationMaster;
 import io.amlease.lease.LeaderInfo;
+import io.amlease.lease.LeaseConfig;
 import io.amlease.lease.LeaseException;
 import io.amlease.lease.zk.LeaderReader;
 import io.amlease.lease.zk.ZkClients;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.conf.Configured;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptReport;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -17,8 +22,9 @@ import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException;
 
 /**
- * {@code amlease status APP_ID [--zk CONNECT [--lease PATH]]}: the YARN state and attempts, and, given
- * ZooKeeper, the lease's current epoch and leader (lease path defaults to /amlease/NAME).
+ * {@code amlease status APP_ID [--zk CONNECT [--lease PATH]]}: the YARN state and attempts, and the
+ * lease's current epoch and leader: on the ZooKeeper and lease path the application was submitted
+ * with (read from its staged settings), or on those given.
  */
 public final class StatusCommand extends Configured implements Tool {
   private final PrintStream out;
@@ -76,6 +82,17 @@ public final class StatusCommand extends Configured implements Tool {
             a.getDiagnostics() == null || a.getDiagnostics().isEmpty() ? ""
                 : " (" + a.getDiagnostics().lines().findFirst().orElse("") + ")");
       }
+      if (zkConnect == null) {
+        // The application's own settings, staged by its submit, name its ZooKeeper and lease.
+        Configuration staged = stagedSettings(id);
+        if (staged != null) {
+          zkConnect = staged.get(LeaseConfig.CONNECT);
+          lease = lease != null ? lease : staged.get(LeaseConfig.LEASE_PATH);
+        } else {
+          out.println("lease: unknown (the application's staging directory is gone or not "
+              + "yours; pass --zk CONNECT [--lease PATH])");
+        }
+      }
       if (zkConnect != null) {
         String path = lease != null ? lease : "/amlease/" + r.getName();
         try (CuratorFramework zk = ZkClients.connectReader(zkConnect, Duration.ofSeconds(15));
@@ -90,6 +107,27 @@ public final class StatusCommand extends Configured implements Tool {
       return 0;
     } finally {
       yarn.stop();
+    }
+  }
+
+  /** The settings submit staged for {@code id}, or null when they are gone or unreadable. */
+  private Configuration stagedSettings(ApplicationId id) {
+    try {
+      FileSystem fs = FileSystem.get(getConf());
+      org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(Staging.dir(fs, id),
+          ApplicationMaster.SETTINGS_FILE);
+      if (!fs.exists(file)) {
+        return null;
+      }
+      Configuration c = new Configuration(false);
+      try (InputStream in = fs.open(file)) {
+        c.addResource(in);
+        c.size(); // Parses now, while the stream is open.
+      }
+      return c;
+    } catch (Exception e) {
+      err.println("amlease status: cannot read the application's settings: " + e);
+      return null;
     }
   }
 }
