@@ -72,7 +72,11 @@ public final class ChildProcess {
    */
   public static ChildProcess start(List<String> command, Map<String, String> env,
       Duration stopTimeout) throws IOException {
-    List<String> argv = new ArrayList<>(List.of("setsid", "--"));
+    // COMMAND starts stopped: a shell that leads its own session stops itself, and execs COMMAND
+    // only once continued, after its reaper is armed. A runner killed before that leaves at most
+    // a stopped shell that never runs anything, never a COMMAND tree without a reaper (G4).
+    List<String> argv = new ArrayList<>(List.of("setsid", "--", "sh", "-c",
+        "kill -s STOP $$ && exec \"$@\"", "amlease-command"));
     argv.addAll(command);
     ProcessBuilder pb = new ProcessBuilder(argv).inheritIO();
     pb.environment().putAll(env);
@@ -89,7 +93,9 @@ public final class ChildProcess {
     ProcessGroup group = null;
     try {
       group = ProcessGroup.ledBy(process, SETSID_WITHIN);
+      group.awaitStopped(process, SETSID_WITHIN);
       Reaper reaper = Reaper.guard(group, stopTimeout, SETSID_WITHIN);
+      group.signal("CONT");
       return new ChildProcess(process, group, reaper, stopTimeout);
     } catch (IOException | RuntimeException e) {
       // A child that cannot be stopped as a group, or would outlive us, must not run at all.

@@ -55,6 +55,31 @@ final class ProcessGroup {
     return id;
   }
 
+  /**
+   * Waits until {@code process}, this group's leader, has stopped itself (SIGSTOP), or exited.
+   *
+   * @throws IOException when it neither stopped nor exited within {@code within}
+   */
+  void awaitStopped(Process process, Duration within) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (process.isAlive()) {
+      try {
+        String[] fields = afterName(Files.readString(PROC.resolve(Long.toString(process.pid()))
+            .resolve("stat")));
+        if (fields.length > 0 && fields[0].equals("T")) {
+          return;
+        }
+      } catch (IOException gone) {
+        return;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new IOException("pid " + process.pid() + " did not stop itself within "
+            + within.toMillis() + " ms of starting");
+      }
+      TimeUnit.MILLISECONDS.sleep(1);
+    }
+  }
+
   /** Sends SIG{@code name} to every member; false when there was none (or kill failed). */
   boolean signal(String name) {
     try {

@@ -32,11 +32,22 @@ final class Reaper {
   /**
    * $1 = group id, $2 = stop-timeout in tenths of a second; java and the class path for
    * {@link SessionCloser} come in the environment, so that they do not swell the reaper's command
-   * line in {@code ps}. Zombies still count as the group's until their new parent reaps them: wait
-   * up to 5 s for that.
+   * line in {@code ps}. After SIGKILL, the group gets 5 s to empty.
    */
   private static final String SCRIPT = """
       trap '' INT TERM HUP
+      g=$1
+      t=$2
+      # A member that has not exited: zombies count for kill -0 until their new parent reaps them,
+      # which is not always prompt (init in a container).
+      alive() {
+        for f in /proc/[0-9]*/stat; do
+          { read -r line < "$f"; } 2>/dev/null || continue
+          set -- ${line##*) }
+          [ "$3" = "$g" ] && [ "$1" != Z ] && [ "$1" != X ] && return 0
+        done
+        return 1
+      }
       session=
       while read -r word rest; do
         case $word in
@@ -44,16 +55,16 @@ final class Reaper {
           session) session=$rest ;;
         esac
       done
-      if kill -s TERM -- "-$1" 2>/dev/null; then
-        n=$2
-        while [ "$n" -gt 0 ] && kill -s 0 -- "-$1" 2>/dev/null; do sleep 0.1; n=$((n - 1)); done
-        kill -s KILL -- "-$1" 2>/dev/null
+      if kill -s TERM -- "-$g" 2>/dev/null; then
+        n=$t
+        while [ "$n" -gt 0 ] && alive; do sleep 0.1; n=$((n - 1)); done
+        kill -s KILL -- "-$g" 2>/dev/null
         n=100
-        while [ "$n" -gt 0 ] && kill -s 0 -- "-$1" 2>/dev/null; do sleep 0.05; n=$((n - 1)); done
-        kill -s 0 -- "-$1" 2>/dev/null && exit 0
+        while [ "$n" -gt 0 ] && alive; do sleep 0.05; n=$((n - 1)); done
+        alive && exit 0
       fi
       [ -n "$session" ] || exit 0
-      printf '%s\n' "$session" | "$AMLEASE_REAPER_JAVA" -Xshare:auto -XX:TieredStopAtLevel=1 \
+      printf '%s\\n' "$session" | "$AMLEASE_REAPER_JAVA" -Xshare:auto -XX:TieredStopAtLevel=1 \\
         -XX:+UseSerialGC -Xmx64m -cp "$AMLEASE_REAPER_CLASSPATH" io.amlease.process.SessionCloser
       exit 0
       """;
