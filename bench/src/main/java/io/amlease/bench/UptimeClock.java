@@ -11,13 +11,15 @@ import java.time.Duration;
  * {@code /proc/uptime} with a builtin (no fork): CLOCK_BOOTTIME, truncated to centiseconds.
  * {@code nanoTime} is CLOCK_MONOTONIC; the two differ by the time the machine was suspended, which
  * is constant while it runs, so one offset converts. The offset is measured at a tick of
- * {@code /proc/uptime} (spinning until its value changes), so it is accurate to a read of the file
- * (tens of microseconds) and the only uncertainty of a shell stamp is its resolution: a stamp
- * {@code u} means the process was alive at some instant in {@code [u, u + 10 ms)}.
+ * {@code /proc/uptime} (spinning until its value changes), to within half a millisecond (usually a
+ * few tens of microseconds), so the uncertainty of a shell stamp is essentially its resolution: a
+ * stamp {@code u} means the process was alive at some instant in {@code [u, u + 10 ms)}.
  */
 final class UptimeClock {
   /** The resolution of {@code /proc/uptime}. */
   static final Duration RESOLUTION = Duration.ofMillis(10);
+  /** How far off the offset may be, at most (half of it, taking the middle); usually ~50 µs. */
+  static final Duration CALIBRATION_WINDOW = Duration.ofMillis(1);
 
   private static final Path UPTIME = Path.of("/proc/uptime");
   private static final long CENTI = 10_000_000L;
@@ -29,19 +31,39 @@ final class UptimeClock {
     this.offsetNanos = offsetNanos;
   }
 
-  /** Measures the offset now; takes up to one resolution (10 ms) of spinning. */
+  /**
+   * Measures the offset at a tick of {@code /proc/uptime}: the tick fell between the start of the
+   * last read that returned the old value and the end of the first that returned the new one. A
+   * measurement whose window is wider than {@link #CALIBRATION_WINDOW} (this thread was preempted
+   * between the reads) is taken again, at the next tick. Takes 10–100 ms.
+   */
   static UptimeClock calibrate() {
-    long first = centis(read());
-    while (true) {
-      String s = read();
-      long after = System.nanoTime();
-      long c = centis(s);
-      if (c != first) {
-        // The value turned over between the previous read and this one: at `after` boottime was at
-        // least c, and at most one read's time more.
-        return new UptimeClock(c * CENTI - after);
+    long bestWindow = Long.MAX_VALUE;
+    long bestOffset = 0;
+    for (int tick = 0; tick < 10 && bestWindow > CALIBRATION_WINDOW.toNanos(); tick++) {
+      long before = System.nanoTime();
+      long old = centis(read());
+      while (true) {
+        long start = System.nanoTime();
+        long c = centis(read());
+        long end = System.nanoTime();
+        if (c != old) {
+          // Boottime reached c at some nanoTime in [before, end]: take the middle.
+          if (end - before < bestWindow) {
+            bestWindow = end - before;
+            bestOffset = c * CENTI - (before + (end - before) / 2);
+          }
+          break;
+        }
+        before = start;
       }
     }
+    if (bestWindow > CALIBRATION_WINDOW.toNanos()) {
+      throw new IllegalStateException("could not relate /proc/uptime to nanoTime within "
+          + CALIBRATION_WINDOW.toMillis() + " ms in 10 tries (best " + bestWindow / 1000 + " µs): "
+          + "the machine is too busy");
+    }
+    return new UptimeClock(bestOffset);
   }
 
   /** The earliest {@code nanoTime} at which a process could have read stamp {@code centis}. */
