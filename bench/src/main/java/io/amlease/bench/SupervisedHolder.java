@@ -129,7 +129,16 @@ final class SupervisedHolder implements AutoCloseable {
     }
     // Set first: should the signal fail half-way, close() still continues the process.
     stopped = l;
-    ProcessSignals.send(l.process.pid(), "STOP");
+    try {
+      ProcessSignals.send(l.process.pid(), "STOP");
+    } catch (IllegalStateException e) {
+      stopped = null;
+      if (l.process.isAlive()) {
+        throw e;
+      }
+      // It exited (hold, at the end of its term) between the check and the signal.
+      return Optional.empty();
+    }
     return Optional.of(new Suspended(l, System.nanoTime()));
   }
 

@@ -107,9 +107,9 @@ final class TortureRun {
     o.verdicts().forEach((c, v) -> {
       tallies.get(c).add(s.seed(), v, o.counts().get(c), o.orphansEnded().get(c));
       Map<String, Object> x = new LinkedHashMap<>();
-      x.put("terms", o.counts().get(c)[0]);
-      x.put("processes", o.counts().get(c)[1]);
-      x.put("writes", o.counts().get(c)[2]);
+      x.put("terms", o.counts().get(c).terms());
+      x.put("processes", o.counts().get(c).processes());
+      x.put("writes", o.counts().get(c).writes());
       Map<String, Integer> kinds = new LinkedHashMap<>();
       v.byKind().forEach((k, n) -> kinds.put(k.label(), n));
       x.put("violations", kinds);

@@ -45,7 +45,7 @@ final class TortureTally {
     }
   }
 
-  void add(long seed, TortureChecker.Verdict v, int[] counts, int ended) {
+  void add(long seed, TortureChecker.Verdict v, TortureTrial.Counts counts, int ended) {
     trials++;
     v.byKind().forEach((k, n) -> {
       byKind.merge(k, n, Integer::sum);
@@ -61,8 +61,8 @@ final class TortureTally {
     pauseExcused += v.pauseExcused().size();
     pauseExcusedMaxMs = Math.max(pauseExcusedMaxMs, v.pauseExcusedMaxMs());
     orphansEnded += ended;
-    terms += counts[0];
-    writes += counts[2];
+    terms += counts.terms();
+    writes += counts.writes();
   }
 
   int violations() {

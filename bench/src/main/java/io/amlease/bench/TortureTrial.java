@@ -9,8 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
-import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -23,9 +21,9 @@ import org.apache.curator.framework.CuratorFramework;
 
 /**
  * One torture trial: a fresh 3-server ensemble, one {@link TortureLane} per contender on it, and one
- * {@link TortureSchedule} applied to all lanes at the same moments — a fault on holder h hits holder
- * h of every contender, an ensemble fault hits them all. Then 2 T of quiet, and each lane's history
- * goes to the {@link TortureChecker}.
+ * {@link TortureSchedule} applied to all lanes at the same moments ({@link TortureFaults}): its two
+ * tracks at once, then 2 T of quiet, then each lane's history goes to the {@link TortureChecker}.
+ * Throughout, the processes of ended terms that still act are ended once they are findings.
  */
 final class TortureTrial {
   /** A dozen JVMs start at once on two cores, and the first election waits for all of them. */
@@ -36,12 +34,15 @@ final class TortureTrial {
    * What one trial found, per contender.
    *
    * @param events what the schedule did, and when (relative to the start of the faults)
-   * @param terms, actors, writes per contender: how much the trial exercised
+   * @param counts per contender: how much the trial exercised
    * @param orphansEnded per contender: processes the bench ended after they had outlived their term
    */
   record Outcome(long seed, Map<Contender, TortureChecker.Verdict> verdicts,
-      Map<Contender, int[]> counts, Map<Contender, Integer> orphansEnded, List<String> events,
+      Map<Contender, Counts> counts, Map<Contender, Integer> orphansEnded, List<String> events,
       double seconds) {}
+
+  /** Terms begun, processes that acted, writes accepted. */
+  record Counts(int terms, int processes, int writes) {}
 
   private final TortureConfig cfg;
   private final TortureSchedule schedule;
@@ -97,11 +98,11 @@ final class TortureTrial {
         sweeper.shutdownNow();
         lanes.forEach(TortureLane::stopHolders);
         Map<Contender, TortureChecker.Verdict> verdicts = new LinkedHashMap<>();
-        Map<Contender, int[]> counts = new LinkedHashMap<>();
+        Map<Contender, Counts> counts = new LinkedHashMap<>();
         for (TortureLane l : lanes) {
           TortureHistory h = l.history(origin, end, clock);
           verdicts.put(l.contender, TortureChecker.check(h, cfg.tolerances()));
-          counts.put(l.contender, new int[] {h.terms().size(), h.actors().size(), h.writes().size()});
+          counts.put(l.contender, new Counts(h.terms().size(), h.actors().size(), h.writes().size()));
         }
         return new Outcome(schedule.seed(), verdicts, counts, Map.copyOf(swept), List.copyOf(events),
             Math.round((System.nanoTime() - began) / 1e8) / 10.0);
@@ -122,17 +123,18 @@ final class TortureTrial {
   private void runTracks() throws Exception {
     ExecutorService tracks = Executors.newFixedThreadPool(2, daemon("track"));
     try {
+      TortureFaults faults = new TortureFaults(ensemble, lanes, schedule.seed(), origin, events);
       Future<?> a = tracks.submit(() -> {
         for (TortureSchedule.Step st : schedule.ensemble()) {
           Waits.sleep(st.gapBefore());
-          ensembleFault(st);
+          faults.ensemble(st);
         }
         return null;
       });
       Future<?> b = tracks.submit(() -> {
         for (TortureSchedule.Step st : schedule.holderFaults()) {
           Waits.sleep(st.gapBefore());
-          holderFault(st);
+          faults.holder(st);
         }
         return null;
       });
@@ -152,126 +154,6 @@ final class TortureTrial {
     }
   }
 
-  private void ensembleFault(TortureSchedule.Step st) {
-    Duration d = st.duration();
-    // The previous step's server may still be rejoining; each fault starts from a whole quorum.
-    ensemble.awaitServing(ensemble.ids());
-    long at = System.nanoTime();
-    switch (st.kind()) {
-      case ISOLATE_SERVER -> {
-        int[] target = isolationTarget(st);
-        ensemble.isolate(target[0]);
-        log(at, st, "server " + target[0] + " (" + (target[1] == 1 ? "leader" : "follower") + ", "
-            + target[2] + " connections of acting holders)");
-        try {
-          Waits.sleep(d);
-        } finally {
-          ensemble.heal(target[0]);
-        }
-      }
-      case LEADER_KILL -> {
-        OptionalInt leader = ensemble.leader();
-        if (leader.isEmpty()) {
-          log(at, st, "skipped: no leader");
-          return;
-        }
-        ensemble.kill(leader.getAsInt());
-        log(at, st, "server " + leader.getAsInt());
-        try {
-          Waits.sleep(d);
-        } finally {
-          ensemble.restart(leader.getAsInt());
-        }
-      }
-      case ENSEMBLE_RESTART -> {
-        for (int id : ensemble.ids()) {
-          ensemble.kill(id);
-        }
-        log(at, st, "all servers");
-        try {
-          Waits.sleep(d);
-        } finally {
-          for (int id : ensemble.ids()) {
-            ensemble.restart(id);
-          }
-        }
-      }
-      default -> throw new IllegalArgumentException("not an ensemble fault: " + st.kind());
-    }
-    ensemble.awaitServing(ensemble.ids());
-  }
-
-  /**
-   * The follower (or, without a follower, the leader) that the most acting holders of all lanes are
-   * connected to: the case in which a holder's renewals could be answered by a server that has lost
-   * its quorum. {id, 1 if it leads, connections}.
-   */
-  private int[] isolationTarget(TortureSchedule.Step st) {
-    int[] ids = ensemble.ids();
-    int[] followers = ensemble.followers();
-    int[] candidates = followers.length > 0 ? followers : new int[] {ensemble.leader().orElse(ids[0])};
-    SplittableRandom tie = new SplittableRandom(schedule.seed() ^ st.gapBefore().toNanos());
-    int best = candidates[tie.nextInt(candidates.length)];
-    int bestCount = connections(best, ids);
-    for (int id : candidates) {
-      int n = connections(id, ids);
-      if (n > bestCount) {
-        best = id;
-        bestCount = n;
-      }
-    }
-    return new int[] {best, followers.length > 0 ? 0 : 1, bestCount};
-  }
-
-  private int connections(int id, int[] ids) {
-    int index = java.util.Arrays.stream(ids).boxed().toList().indexOf(id);
-    return lanes.stream().mapToInt(l -> l.actingConnections(index)).sum();
-  }
-
-  private void holderFault(TortureSchedule.Step st) throws Exception {
-    int h = st.holder();
-    Duration d = st.duration();
-    long at = System.nanoTime();
-    switch (st.kind()) {
-      case CLIENT_SILENT, CLIENT_RESET -> {
-        lanes.forEach(l -> {
-          if (st.kind() == TortureSchedule.Kind.CLIENT_SILENT) {
-            l.silent(h);
-          } else {
-            l.reset(h);
-          }
-        });
-        log(at, st, "h" + h);
-        try {
-          Waits.sleep(d);
-        } finally {
-          lanes.forEach(l -> l.heal(h));
-        }
-      }
-      case PAUSE -> {
-        Map<TortureLane, SupervisedHolder.Suspended> stopped = new LinkedHashMap<>();
-        try {
-          for (TortureLane l : lanes) {
-            Optional<SupervisedHolder.Suspended> s = l.suspend(h);
-            s.ifPresent(x -> stopped.put(l, x));
-          }
-          log(at, st, "h" + h + " (" + stopped.size() + " of " + lanes.size() + " lanes had a process)");
-          Waits.sleep(d);
-        } finally {
-          for (var e : stopped.entrySet()) {
-            e.getKey().paused(e.getValue().resume());
-          }
-        }
-      }
-      case KILL_HOLDER -> {
-        long killed = lanes.stream().filter(l -> l.kill(h, d)).count();
-        log(at, st, "h" + h + " (" + killed + " of " + lanes.size() + " lanes had a process)");
-        Waits.sleep(d);
-      }
-      default -> throw new IllegalArgumentException("not a holder fault: " + st.kind());
-    }
-  }
-
   /** Whatever a failed step left behind: every link healed, every server up and serving. */
   private void restore() {
     lanes.forEach(TortureLane::healAll);
@@ -279,13 +161,6 @@ final class TortureTrial {
       ensemble.heal(id);
     }
     ensemble.awaitServing(ensemble.ids());
-  }
-
-  /** What step {@code st}, begun at {@code at}, did. */
-  private void log(long at, TortureSchedule.Step st, String what) {
-    events.add(String.format(java.util.Locale.ROOT, "+%.2fs %s %s for %s",
-        (at - origin) / 1e9, st.kind().label(), what,
-        Summary.fmt(st.duration().toMillis())));
   }
 
   /**
