@@ -98,17 +98,8 @@ final class SupervisedHolder implements AutoCloseable {
     supervisor.start();
   }
 
-  String slot() {
-    return slot;
-  }
-
   List<Life> lives() {
     return List.copyOf(lives);
-  }
-
-  /** The running process, if any (none between a kill and the restart). */
-  Optional<Life> current() {
-    return Optional.ofNullable(current);
   }
 
   /** Whether the running process holds a term now, by its own edges. */

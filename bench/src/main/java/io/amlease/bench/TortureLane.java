@@ -84,10 +84,6 @@ final class TortureLane implements AutoCloseable {
     return holders.stream().anyMatch(SupervisedHolder::acting);
   }
 
-  int holders() {
-    return holders.size();
-  }
-
   void silent(int holder) {
     proxies.get(holder).forEach(FaultProxy::silent);
   }

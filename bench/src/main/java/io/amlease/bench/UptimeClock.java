@@ -71,10 +71,6 @@ final class UptimeClock {
     return centis * CENTI - offsetNanos;
   }
 
-  long offsetNanos() {
-    return offsetNanos;
-  }
-
   /** {@code "9317.27 11589.02"} or {@code "9317.27"} → 931727. */
   static long centis(String uptime) {
     String first = uptime.strip().split("\\s+")[0];
