@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the side-by-side lease benchmark (io.amlease.bench.BenchMain); builds the bench module first
-# if needed. Flags: --quick, --out DIR, --seed N, --help (exit codes in --help).
+# if needed. Flags: --quick, --torture DURATION [--trials N], --out DIR, --seed N, -T DURATION,
+# --help (exit codes in --help).
 # Environment: JAVA_HOME (else java on PATH), AMLEASE_OPTS (extra JVM flags),
 #              AMLEASE_LOG_LEVEL (error by default; info shows every lease decision on stderr).
 set -euo pipefail

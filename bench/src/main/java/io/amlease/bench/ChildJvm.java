@@ -15,11 +15,15 @@ final class ChildJvm {
   private ChildJvm() {}
 
   static Process start(Class<?> main, String... args) throws IOException {
-    List<String> cmd = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+    List<String> cmd = new ArrayList<>(List.of(java(),
         "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
         main.getName()));
     cmd.addAll(List.of(args));
     return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+  }
+
+  /** The {@code java} this JVM runs on. */
+  static String java() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 }

@@ -119,7 +119,7 @@ final class HistoryChecker {
     return out;
   }
 
-  private static void leaderEpochs(List<History.LeaderVersion> versions, List<String> found) {
+  static void leaderEpochs(List<History.LeaderVersion> versions, List<String> found) {
     long highest = Long.MIN_VALUE;
     for (History.LeaderVersion v : versions.stream()
         .sorted(Comparator.comparingLong(History.LeaderVersion::mzxid)).toList()) {

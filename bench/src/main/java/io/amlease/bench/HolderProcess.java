@@ -108,18 +108,8 @@ final class HolderProcess implements AutoCloseable {
     }
   }
 
-  /**
-   * {@code kill -s NAME pid}: the JDK can send only TERM and KILL to another process, and
-   * amlease-runner's {@code io.amlease.process.Signals} only receives signals (the bench depends on
-   * the lease library alone).
-   */
   private void signal(String name) throws IOException, InterruptedException {
-    Process kill = new ProcessBuilder("kill", "-s", name, Long.toString(process.pid()))
-        .redirectErrorStream(true).start();
-    String said = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-    if (kill.waitFor() != 0) {
-      throw new IllegalStateException("kill -s " + name + " " + process.pid() + " failed: " + said);
-    }
+    ProcessSignals.send(process.pid(), name);
   }
 
   private void read(Timeline timeline, List<Write> writes) {

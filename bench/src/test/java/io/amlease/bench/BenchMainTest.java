@@ -38,8 +38,25 @@ class BenchMainTest {
   }
 
   @Test
+  void tortureFlagsAreCheckedBeforeAnythingRuns(@TempDir Path dir) {
+    Path results = dir.resolve("r");
+    assertThat(run("--torture", "10", "--out", results.toString())).isEqualTo(BenchMain.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--torture", "'10'");
+    assertThat(run("--torture", "5m", "-T", "3s", "--out", results.toString()))
+        .isEqualTo(BenchMain.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("[4s, 10s] with --torture, was 3s");
+    assertThat(run("--torture", "5m", "--quick")).isEqualTo(BenchMain.USAGE);
+    assertThat(run("--torture", "5m", "--trials", "0")).isEqualTo(BenchMain.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--trials must be at least 1");
+    assertThat(run("--trials", "3")).isEqualTo(BenchMain.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--trials goes with --torture");
+    assertThat(Files.exists(results)).as("nothing written").isFalse();
+  }
+
+  @Test
   void helpNamesTheFlag() {
     assertThat(run("--help")).isEqualTo(BenchMain.OK);
-    assertThat(out.toString(StandardCharsets.UTF_8)).contains("--session-timeout <DURATION>");
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("--session-timeout <DURATION>",
+        "--torture <DURATION>", "--trials <N>");
   }
 }

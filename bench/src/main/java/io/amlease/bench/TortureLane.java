@@ -1,0 +1,222 @@
+package io.amlease.bench;
+
+import io.amlease.lease.zk.LeaderReader;
+import io.amlease.testkit.FaultProxy;
+import io.amlease.testkit.ZkEnsemble;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * One contender in one torture trial: its lease path on the shared ensemble, its holders (each
+ * {@link SupervisedHolder}, each reaching every server through its own {@link FaultProxy}, so that a
+ * client partition cuts one holder — and its COMMAND's writer, which uses the same links — from the
+ * whole ensemble), the pauses inflicted on them, and for amlease the versions of the leader node.
+ */
+final class TortureLane implements AutoCloseable {
+  /** How long after the stop allowance a still-acting orphan is ended by the bench. */
+  static final Duration SWEEP_MARGIN = Duration.ofSeconds(1);
+
+  private record Observed(History.LeaderVersion version, long nanos) {}
+
+  final Contender contender;
+  private final Path dir;
+  private final String token;
+  private final List<List<FaultProxy>> proxies = new ArrayList<>();
+  private final List<SupervisedHolder> holders = new ArrayList<>();
+  private final List<History.Pause> pauses = new CopyOnWriteArrayList<>();
+  private final List<Observed> versions = new CopyOnWriteArrayList<>();
+  private final Set<Long> swept = new HashSet<>();
+  private final LeaderReader reader;
+
+  /**
+   * Sets the lane up (proxies, the data node, the leader watch); {@link #start()} starts the holders.
+   */
+  TortureLane(Contender c, int holderCount, ZkEnsemble ensemble, CuratorFramework observer,
+      Path dir, String token, Duration t, Duration stopTimeout) throws Exception {
+    this.contender = c;
+    this.dir = dir;
+    this.token = token;
+    String path = "/torture/" + c.label();
+    String data = path + "-data";
+    Files.createDirectories(dir);
+    observer.create().creatingParentsIfNeeded().forPath(data);
+    reader = new LeaderReader(observer, path);
+    try {
+      if (c == Contender.AMLEASE) {
+        reader.watch(s -> s.info().ifPresent(info -> versions.add(new Observed(
+            new History.LeaderVersion(s.mzxid(), info.epoch()), System.nanoTime()))), e -> { });
+      }
+      for (int h = 0; h < holderCount; h++) {
+        List<FaultProxy> links = new ArrayList<>();
+        proxies.add(links);
+        for (int id : ensemble.ids()) {
+          links.add(FaultProxy.start(address(ensemble.connectString(id))));
+        }
+        String connect = links.stream().map(FaultProxy::connectString)
+            .collect(Collectors.joining(","));
+        holders.add(new SupervisedHolder("h" + h, dir, TortureLaunchers.of(c, connect, path, data,
+            t, stopTimeout, token)));
+      }
+    } catch (Exception | Error e) {
+      close();
+      throw e;
+    }
+  }
+
+  /** Starts the holders, h0 first: it usually leads first. */
+  void start() {
+    holders.forEach(SupervisedHolder::start);
+  }
+
+  boolean hasLeader() {
+    return holders.stream().anyMatch(SupervisedHolder::acting);
+  }
+
+  void silent(int holder) {
+    proxies.get(holder).forEach(FaultProxy::silent);
+  }
+
+  void reset(int holder) {
+    proxies.get(holder).forEach(FaultProxy::reset);
+  }
+
+  void heal(int holder) {
+    proxies.get(holder).forEach(FaultProxy::heal);
+  }
+
+  void healAll() {
+    proxies.forEach(links -> links.forEach(FaultProxy::heal));
+  }
+
+  Optional<SupervisedHolder.Suspended> suspend(int holder) throws IOException, InterruptedException {
+    return holders.get(holder).suspend();
+  }
+
+  void paused(History.Pause p) {
+    pauses.add(p);
+  }
+
+  boolean kill(int holder, Duration downFor) {
+    return holders.get(holder).kill(downFor);
+  }
+
+  /** Connections from acting holders (and their COMMANDs) to server {@code index} (0-based). */
+  int actingConnections(int index) {
+    int n = 0;
+    for (int h = 0; h < holders.size(); h++) {
+      if (holders.get(h).acting()) {
+        n += proxies.get(h).get(index).connectionCount();
+      }
+    }
+    return n;
+  }
+
+  /** Whether a holder could not even be started (say, no {@code java}): the trial cannot go on. */
+  Optional<IOException> failure() {
+    return holders.stream().map(SupervisedHolder::failure).flatMap(Optional::stream).findFirst();
+  }
+
+  /**
+   * Ends (SIGKILL) the processes of every COMMAND whose term ended more than {@code after} ago and
+   * that still run: by then they are findings already, and left alone they would load the machine
+   * for the rest of the run. Returns how many it ended now.
+   */
+  int sweepOrphans(long nowNanos, Duration after) {
+    int n = 0;
+    for (SupervisedHolder holder : holders) {
+      for (SupervisedHolder.Life life : holder.lives()) {
+        Set<Long> ended = new HashSet<>();
+        for (ActorLogs.Edge e : ActorLogs.edges(life.dir)) {
+          if (!e.granted() && nowNanos - e.nanos() > after.toNanos()) {
+            ended.add(e.term());
+          }
+        }
+        boolean lifeOver = life.ended() && nowNanos - life.endNanos() > after.toNanos();
+        for (Path cmd : list(life.dir, true)) {
+          Long term = termOf(cmd);
+          if (term != null && (lifeOver || ended.contains(term))) {
+            n += endProcesses(cmd);
+          }
+        }
+      }
+    }
+    return n;
+  }
+
+  /** Stops supervising and kills every holder process (amlease's reapers then end their groups). */
+  void stopHolders() {
+    holders.forEach(SupervisedHolder::close);
+  }
+
+  /** Everything recorded, cut at {@code endNanos}, as the checker reads it. */
+  TortureHistory history(long originNanos, long endNanos, UptimeClock clock) {
+    List<SupervisedHolder.Life> lives = holders.stream().flatMap(h -> h.lives().stream()).toList();
+    return LaneHistory.of(contender, lives, ActorLogs.commands(dir, clock), pauses,
+        versions.stream().filter(o -> o.nanos() - endNanos <= 0).map(Observed::version).toList(),
+        originNanos, endNanos);
+  }
+
+  @Override
+  public void close() {
+    stopHolders();
+    reader.close();
+    proxies.forEach(links -> links.forEach(FaultProxy::close));
+  }
+
+  private int endProcesses(Path cmd) {
+    int n = 0;
+    for (Path f : list(cmd, false)) {
+      if (!f.getFileName().toString().endsWith(".pid")) {
+        continue;
+      }
+      try {
+        long pid = Long.parseLong(Files.readString(f).strip());
+        if (!swept.contains(pid) && ProcessSignals.killIfMarked(pid, token)) {
+          swept.add(pid);
+          n++;
+        }
+      } catch (IOException | NumberFormatException e) {
+        // Written but not yet complete: the next sweep reads it.
+      }
+    }
+    return n;
+  }
+
+  private static Long termOf(Path cmd) {
+    try {
+      String t = Files.readString(cmd.resolve("term")).strip();
+      return t.isEmpty() ? null : Long.parseLong(t);
+    } catch (IOException | NumberFormatException e) {
+      return null;
+    }
+  }
+
+  private static List<Path> list(Path d, boolean directories) {
+    if (!Files.isDirectory(d)) {
+      return List.of();
+    }
+    try (Stream<Path> s = Files.list(d)) {
+      return s.filter(p -> Files.isDirectory(p) == directories).toList();
+    } catch (IOException e) {
+      return List.of();
+    }
+  }
+
+  private static InetSocketAddress address(String hostPort) {
+    int colon = hostPort.lastIndexOf(':');
+    return new InetSocketAddress(hostPort.substring(0, colon),
+        Integer.parseInt(hostPort.substring(colon + 1)));
+  }
+}

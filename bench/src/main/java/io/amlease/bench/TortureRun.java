@@ -1,0 +1,176 @@
+package io.amlease.bench;
+
+import io.amlease.lease.LeaseTiming;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * {@code bench --torture DURATION}: seeded torture trials one after another (trial i uses seed
+ * {@code seed + i}) until DURATION has passed or {@code --trials} have run. Each trial's line on
+ * the progress stream names its seed and what each contender violated; a trial in which amlease
+ * violated anything also prints the violations and keeps its records under {@code OUT/work/}.
+ */
+final class TortureRun {
+  private final TortureConfig cfg;
+  private final PrintStream progress;
+  private final String token = "amlease-torture-" + ProcessHandle.current().pid() + "-"
+      + Long.toHexString(System.nanoTime());
+  private final Map<Contender, TortureTally> tallies = new LinkedHashMap<>();
+  private final Map<String, Integer> faults = new LinkedHashMap<>();
+  private final List<String> errors = new ArrayList<>();
+  private final List<Map<String, Object>> details = new ArrayList<>();
+
+  private TortureRun(TortureConfig cfg, PrintStream progress) {
+    this.cfg = cfg;
+    this.progress = progress;
+    cfg.contenders().forEach(c -> tallies.put(c, new TortureTally()));
+    for (TortureSchedule.Kind k : TortureSchedule.Kind.values()) {
+      faults.put(k.label(), 0);
+    }
+  }
+
+  static TortureResults run(TortureConfig cfg, PrintStream progress) {
+    return new TortureRun(cfg, progress).run();
+  }
+
+  private TortureResults run() {
+    // Whatever the run is ended by (Ctrl-C included), no holder or COMMAND outlives it.
+    Thread cleanup = new Thread(() -> TortureTrial.endMarked(token), "torture-cleanup");
+    Runtime.getRuntime().addShutdownHook(cleanup);
+    long began = System.nanoTime();
+    long deadline = began + cfg.duration().toNanos();
+    int trials = 0;
+    try {
+      for (int i = 0; i < cfg.maxTrials() && System.nanoTime() - deadline < 0; i++) {
+        TortureSchedule s = TortureSchedule.generate(cfg.seed() + i, cfg.sessionTimeout(),
+            cfg.trialLength());
+        if (trial(s, began)) {
+          trials++;
+        }
+      }
+    } finally {
+      Runtime.getRuntime().removeShutdownHook(cleanup);
+    }
+    double elapsed = (System.nanoTime() - began) / 1e9;
+    LeaseTiming timing = holdTiming();
+    Map<String, TortureTally.Totals> totals = new LinkedHashMap<>();
+    tallies.forEach((c, t) -> totals.put(c.label(), t.totals()));
+    Map<String, Object> ensemble = new LinkedHashMap<>();
+    ensemble.put("servers", 3);
+    ensemble.put("tick_ms", cfg.ensembleTiming().tickMillis());
+    ensemble.put("init_limit", cfg.ensembleTiming().initLimit());
+    ensemble.put("sync_limit", cfg.ensembleTiming().syncLimit());
+    return new TortureResults("torture", cfg.seed(), cfg.duration().toSeconds(),
+        Math.round(elapsed * 10) / 10.0, trials, Math.round(trials / (elapsed / 60) * 100) / 100.0,
+        cfg.sessionTimeout().toMillis(), timing.grace().toMillis(), timing.renewInterval().toMillis(),
+        cfg.stopTimeout().toMillis(), cfg.stopAllowance().toMillis(), cfg.trialLength().toMillis(),
+        ensemble, Environment.describe(), totals, Map.copyOf(faults), List.copyOf(errors),
+        List.copyOf(details));
+  }
+
+  /** The timing {@code hold} derives for T with the run's stop-timeout. */
+  private LeaseTiming holdTiming() {
+    return io.amlease.lease.LeaseConfig.builder().connectString("unused:1").leasePath("/unused")
+        .holderId("x").sessionTimeout(cfg.sessionTimeout()).stopTimeout(cfg.stopTimeout()).build()
+        .requestedTiming();
+  }
+
+  /** Runs one trial and adds it up; false when it failed before it could be judged. */
+  private boolean trial(TortureSchedule s, long began) {
+    Path work = cfg.out().resolve("work").resolve("seed-" + s.seed());
+    TortureTrial.Outcome o;
+    try {
+      o = TortureTrial.run(cfg, s, work, token);
+    } catch (Exception e) {
+      errors.add("seed " + s.seed() + ": " + e);
+      progress.printf("amlease bench: [%5.0fs] seed %d failed: %s%n", since(began), s.seed(), e);
+      delete(work);
+      return false;
+    }
+    s.allSteps().forEach(st -> faults.merge(st.kind().label(), 1, Integer::sum));
+    Map<String, Object> d = new LinkedHashMap<>();
+    d.put("seed", s.seed());
+    d.put("holders", s.holders());
+    d.put("seconds", o.seconds());
+    d.put("events", o.events());
+    Map<String, Object> found = new LinkedHashMap<>();
+    o.verdicts().forEach((c, v) -> {
+      tallies.get(c).add(s.seed(), v, o.counts().get(c), o.orphansEnded().get(c));
+      Map<String, Object> x = new LinkedHashMap<>();
+      x.put("terms", o.counts().get(c).terms());
+      x.put("processes", o.counts().get(c).processes());
+      x.put("writes", o.counts().get(c).writes());
+      Map<String, Integer> kinds = new LinkedHashMap<>();
+      v.byKind().forEach((k, n) -> kinds.put(k.label(), n));
+      x.put("violations", kinds);
+      x.put("examples", v.violations().stream().limit(3).map(TortureChecker.Finding::description)
+          .toList());
+      x.put("pause_excused", v.pauseExcused().size());
+      x.put("orphans_ended", o.orphansEnded().get(c));
+      found.put(c.label(), x);
+    });
+    d.put("contenders", found);
+    details.add(d);
+    progress.printf("amlease bench: [%5.0fs] trial %d, seed %d (%d holders, %d faults, %.0fs): %s%n",
+        since(began), details.size(), s.seed(), s.holders(), s.allSteps().size(), o.seconds(),
+        o.verdicts().entrySet().stream().map(e -> e.getKey().label() + " " + brief(e.getValue()))
+            .collect(Collectors.joining(" | ")));
+    TortureChecker.Verdict mine = o.verdicts().get(Contender.AMLEASE);
+    if (mine != null && !mine.violations().isEmpty()) {
+      mine.violations().forEach(f -> progress.println("amlease bench:   amlease, seed " + s.seed()
+          + ": " + f.kind().label() + ": " + f.description()));
+      o.events().forEach(ev -> progress.println("amlease bench:     " + ev));
+      progress.println("amlease bench:   records kept in " + work + "; replay: bin/amlease bench "
+          + "--torture 10m --seed " + s.seed() + " --trials 1 -T "
+          + io.amlease.lease.Durations.format(cfg.sessionTimeout()));
+    } else {
+      delete(work);
+    }
+    return true;
+  }
+
+  private static String brief(TortureChecker.Verdict v) {
+    if (v.violations().isEmpty()) {
+      return "0";
+    }
+    return v.violations().size() + " (" + v.byKind().entrySet().stream().filter(e -> e.getValue() > 0)
+        .map(e -> e.getKey().label() + " " + e.getValue()).collect(Collectors.joining(", ")) + ")";
+  }
+
+  private static double since(long began) {
+    return (System.nanoTime() - began) / 1e9;
+  }
+
+  private static void delete(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try {
+      Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
+          Files.delete(f);
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+          Files.delete(d);
+          return FileVisitResult.CONTINUE;
+        }
+      });
+    } catch (IOException e) {
+      // Records of a judged trial: leaving them is harmless.
+    }
+  }
+}

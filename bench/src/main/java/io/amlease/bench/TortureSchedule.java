@@ -1,0 +1,117 @@
+package io.amlease.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * The seeded fault schedule of one torture trial: how many holders each contender runs, and two
+ * tracks of faults that run at the same time, so that a holder's fault can fall into an election.
+ * <ul>
+ *   <li>the <em>ensemble</em> track: cutting one server off from its peers (the server most of the
+ *       acting holders are connected to, a follower if any), killing the quorum leader and starting
+ *       it again, stopping every server and starting them all again;</li>
+ *   <li>the <em>holder</em> track, each fault on one holder: a silent or reset partition of its
+ *       links to every server, a process pause (SIGSTOP … SIGCONT), and SIGKILL of its process,
+ *       which a supervisor starts again after the step's down time.</li>
+ * </ul>
+ * Each track's faults come one after another, so no two ensemble faults overlap (an isolation and a
+ * restart of every server at once would leave no quorum to learn from) and no holder has two faults
+ * at once. The same seed gives the same schedule to every contender, and {@code --seed} replays it.
+ *
+ * @param holders 2 or 3 per contender
+ * @param ensemble the ensemble track, in order, each step after its {@link Step#gapBefore()}
+ * @param holderFaults the holder track, likewise
+ */
+record TortureSchedule(long seed, int holders, List<Step> ensemble, List<Step> holderFaults) {
+
+  enum Kind {
+    ISOLATE_SERVER(true), LEADER_KILL(true), ENSEMBLE_RESTART(true),
+    CLIENT_SILENT(false), CLIENT_RESET(false), PAUSE(false), KILL_HOLDER(false);
+
+    private final boolean ensembleWide;
+
+    Kind(boolean ensembleWide) {
+      this.ensembleWide = ensembleWide;
+    }
+
+    boolean ensembleWide() {
+      return ensembleWide;
+    }
+
+    /** As in results.json: {@code client-silent}, {@code kill-holder}, … */
+    String label() {
+      return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+  }
+
+  /**
+   * One fault. {@code holder} applies to the holder track only; {@code duration} is how long the
+   * fault lasts (for a kill: how long the holder stays down; for a leader kill or a restart of every
+   * server: how long the servers stay down).
+   */
+  record Step(Duration gapBefore, Kind kind, int holder, Duration duration) {}
+
+  TortureSchedule {
+    ensemble = List.copyOf(ensemble);
+    holderFaults = List.copyOf(holderFaults);
+  }
+
+  static TortureSchedule generate(long seed, Duration t, Duration length) {
+    SplittableRandom r = new SplittableRandom(seed);
+    int holders = 2 + r.nextInt(2);
+    // Each track draws from its own split stream: a change to one track's draws leaves the other's
+    // schedule as it was.
+    List<Step> ensemble = track(r.split(), t, length, holders, true);
+    List<Step> holderFaults = track(r.split(), t, length, holders, false);
+    return new TortureSchedule(seed, holders, ensemble, holderFaults);
+  }
+
+  List<Step> allSteps() {
+    List<Step> all = new ArrayList<>(ensemble);
+    all.addAll(holderFaults);
+    return all;
+  }
+
+  private static List<Step> track(SplittableRandom r, Duration t, Duration length, int holders,
+      boolean ensembleWide) {
+    List<Step> steps = new ArrayList<>();
+    long used = 0;
+    while (true) {
+      Duration gap = Duration.ofMillis(200 + r.nextInt(1500));
+      Kind kind = ensembleWide ? ensembleKind(r.nextInt(100)) : holderKind(r.nextInt(100));
+      Duration d = duration(kind, t, r.nextDouble());
+      int holder = r.nextInt(holders);
+      used += gap.toNanos() + d.toNanos();
+      if (used > length.toNanos()) {
+        return steps;
+      }
+      steps.add(new Step(gap, kind, ensembleWide ? 0 : holder, d));
+    }
+  }
+
+  private static Kind ensembleKind(int roll) {
+    return roll < 45 ? Kind.ISOLATE_SERVER : roll < 80 ? Kind.LEADER_KILL : Kind.ENSEMBLE_RESTART;
+  }
+
+  private static Kind holderKind(int roll) {
+    return roll < 25 ? Kind.CLIENT_SILENT : roll < 45 ? Kind.CLIENT_RESET : roll < 75 ? Kind.PAUSE
+        : Kind.KILL_HOLDER;
+  }
+
+  /**
+   * Outages, isolations and pauses from 0.1 T to 2.5 T: blips, and partitions long enough for the
+   * session to expire. A killed holder stays down up to T; servers stay down up to 1.5 T (a
+   * restart of every server up to T/2, since every holder waits it out).
+   */
+  private static Duration duration(Kind kind, Duration t, double u) {
+    double f = switch (kind) {
+      case CLIENT_SILENT, CLIENT_RESET, PAUSE, ISOLATE_SERVER -> 0.1 + 2.4 * u;
+      case KILL_HOLDER -> u;
+      case LEADER_KILL -> 0.1 + 1.4 * u;
+      case ENSEMBLE_RESTART -> 0.5 * u;
+    };
+    return Duration.ofMillis((long) (t.toMillis() * f));
+  }
+}

@@ -1,0 +1,62 @@
+package io.amlease.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The torture mode end to end on one short trial (about 30 s): a real 3-server ensemble, every
+ * contender's holder processes (amlease's the real {@code hold}), the actor script's process trees,
+ * through {@link BenchMain} so that the table and results.json are produced too.
+ */
+class TortureSmokeTest {
+
+  @Test
+  void oneTrialRunsEveryContenderAndAmleaseNeitherOverlapsNorLosesFencing(@TempDir Path out) throws Exception {
+    Duration t = Duration.ofSeconds(4);
+    TortureConfig cfg = new TortureConfig(out, 5, Duration.ofMinutes(10), 1, t, t.multipliedBy(2),
+        Duration.ofSeconds(1), List.of(Contender.values()));
+    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+
+    int status = BenchMain.run(cfg, new PrintStream(stdout, true, StandardCharsets.UTF_8),
+        new PrintStream(stderr, true, StandardCharsets.UTF_8));
+
+    String progress = stderr.toString(StandardCharsets.UTF_8);
+    // 1 = amlease violated something. Orphans are not failed on here: a SIGKILL of hold in the
+    // milliseconds between starting COMMAND and starting its reaper orphans the COMMAND (a runner
+    // race the torture mode found, reported on issue 12), and a schedule's kill can land there.
+    assertThat(status).as(progress).isIn(BenchMain.OK, BenchMain.EXPECTATION_FAILED);
+    JsonNode r = new ObjectMapper().readTree(out.resolve("results.json").toFile());
+    assertThat(r.path("trials").asInt()).as(progress).isEqualTo(1);
+    for (Contender c : Contender.values()) {
+      JsonNode totals = r.path("contenders").path(c.label());
+      assertThat(totals.path("trials").asInt()).isEqualTo(1);
+      assertThat(totals.path("terms").asInt()).as("%s terms", c.label()).isPositive();
+    }
+    JsonNode amlease = r.path("contenders").path("amlease");
+    for (TortureChecker.Kind k : List.of(TortureChecker.Kind.OVERLAP,
+        TortureChecker.Kind.SUPERSEDED_WRITE, TortureChecker.Kind.EPOCH_BACKWARDS)) {
+      assertThat(amlease.path("violations_by_kind").path(k.label()).asInt())
+          .as("amlease %s: %s", k.label(), amlease).isZero();
+    }
+    if (status == BenchMain.EXPECTATION_FAILED) {
+      assertThat(progress).contains("amlease, seed 5: orphan", "--seed 5 --trials 1");
+    }
+    assertThat(amlease.path("writes").asInt()).as("fenced writes from the COMMAND's writer")
+        .isPositive();
+    assertThat(r.path("trial_details").get(0).path("contenders").path("amlease").path("processes")
+        .asInt()).as("wrapper, grandchild and writer of each term").isGreaterThanOrEqualTo(3);
+    assertThat(stdout.toString(StandardCharsets.UTF_8))
+        .contains("torture run", "overlap: two terms acting", "amlease: 0 violations of any kind");
+  }
+}
