@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TortureSmokeTest {
 
   @Test
-  void oneTrialRunsEveryContenderAndAmleaseNeitherOverlapsNorLosesFencing(@TempDir Path out) throws Exception {
+  void oneTrialRunsEveryContenderAndAmleaseViolatesNothing(@TempDir Path out) throws Exception {
     Duration t = Duration.ofSeconds(4);
     TortureConfig cfg = new TortureConfig(out, 5, Duration.ofMinutes(10), 1, t, t.multipliedBy(2),
         Duration.ofSeconds(1), List.of(Contender.values()));
@@ -32,10 +32,9 @@ class TortureSmokeTest {
         new PrintStream(stderr, true, StandardCharsets.UTF_8));
 
     String progress = stderr.toString(StandardCharsets.UTF_8);
-    // 1 = amlease violated something. Orphans are not failed on here: a SIGKILL of hold in the
-    // milliseconds between starting COMMAND and starting its reaper orphans the COMMAND (a runner
-    // race the torture mode found, reported on issue 12), and a schedule's kill can land there.
-    assertThat(status).as(progress).isIn(BenchMain.OK, BenchMain.EXPECTATION_FAILED);
+    // 1 = amlease violated something, of any kind (orphans included: COMMAND now runs only once
+    // its reaper is armed).
+    assertThat(status).as(progress).isEqualTo(BenchMain.OK);
     JsonNode r = new ObjectMapper().readTree(out.resolve("results.json").toFile());
     assertThat(r.path("trials").asInt()).as(progress).isEqualTo(1);
     for (Contender c : Contender.values()) {
@@ -44,13 +43,9 @@ class TortureSmokeTest {
       assertThat(totals.path("terms").asInt()).as("%s terms", c.label()).isPositive();
     }
     JsonNode amlease = r.path("contenders").path("amlease");
-    for (TortureChecker.Kind k : List.of(TortureChecker.Kind.OVERLAP,
-        TortureChecker.Kind.SUPERSEDED_WRITE, TortureChecker.Kind.EPOCH_BACKWARDS)) {
+    for (TortureChecker.Kind k : TortureChecker.Kind.values()) {
       assertThat(amlease.path("violations_by_kind").path(k.label()).asInt())
           .as("amlease %s: %s", k.label(), amlease).isZero();
-    }
-    if (status == BenchMain.EXPECTATION_FAILED) {
-      assertThat(progress).contains("amlease, seed 5: orphan", "--seed 5 --trials 1");
     }
     assertThat(amlease.path("writes").asInt()).as("fenced writes from the COMMAND's writer")
         .isPositive();
