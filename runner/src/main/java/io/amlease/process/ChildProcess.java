@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -32,6 +33,12 @@ public final class ChildProcess {
   public static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(5);
   /** {@code setsid} has exec'd and called setsid() within milliseconds; this is for a loaded box. */
   private static final Duration SETSID_WITHIN = Duration.ofSeconds(10);
+  /**
+   * The gate before COMMAND: bash where there is one (every YARN node has it), because dash drops
+   * environment variables whose names are not shell identifiers (spark.x=…, exported functions).
+   */
+  private static final String GATE_SHELL =
+      Files.isExecutable(Path.of("/bin/bash")) ? "/bin/bash" : "/bin/sh";
   /** SIGKILL cannot be caught; members still listed after this are stuck in the kernel. */
   private static final Duration AFTER_KILL = Duration.ofSeconds(2);
   private static final long NOT_SENT = Long.MIN_VALUE;
@@ -72,21 +79,31 @@ public final class ChildProcess {
    */
   public static ChildProcess start(List<String> command, Map<String, String> env,
       Duration stopTimeout) throws IOException {
-    // COMMAND starts stopped: a shell that leads its own session stops itself, and execs COMMAND
-    // only once continued, after its reaper is armed. A runner killed before that leaves at most
-    // a stopped shell that never runs anything, never a COMMAND tree without a reaper (G4).
-    List<String> argv = new ArrayList<>(List.of("setsid", "--", "sh", "-c",
-        "kill -s STOP $$ && exec \"$@\"", "amlease-command"));
+    // setsid would report a missing command only as exit status 127, after the fact; callers
+    // (hold's exit 127, the AM's failed start) need it as an error, as ProcessBuilder gives it.
+    Map<String, String> childEnv = new HashMap<>(System.getenv());
+    childEnv.putAll(env);
+    requireExecutable(command.get(0), childEnv.get("PATH"));
+    Reaper reaper;
+    try {
+      reaper = Reaper.start(stopTimeout, SETSID_WITHIN);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while starting the reaper of " + command);
+    }
+    // COMMAND starts as a gate shell that leads its own session and stops itself; its reaper,
+    // once told the group, continues it, and only then does the gate exec COMMAND. A runner killed
+    // before that leaves a stopped gate that never ran anything, which the reaper then ends (G4).
+    List<String> argv = new ArrayList<>(List.of("setsid", "--", GATE_SHELL, "-c",
+        "kill -s STOP $$ && exec \"$@\"", reaper.gateName()));
     argv.addAll(command);
     ProcessBuilder pb = new ProcessBuilder(argv).inheritIO();
     pb.environment().putAll(env);
-    // setsid would report a missing command only as exit status 127, after the fact; callers
-    // (hold's exit 127, the AM's failed start) need it as an error, as ProcessBuilder gives it.
-    requireExecutable(command.get(0), pb.environment().get("PATH"));
     Process process;
     try {
       process = pb.start();
     } catch (IOException e) {
+      reaper.disarm();
       throw new IOException(command.get(0) + ": cannot start it through setsid (util-linux), which "
           + "gives it its own process group: " + e.getMessage(), e);
     }
@@ -94,15 +111,17 @@ public final class ChildProcess {
     try {
       group = ProcessGroup.ledBy(process, SETSID_WITHIN);
       group.awaitStopped(process, SETSID_WITHIN);
-      Reaper reaper = Reaper.guard(group, stopTimeout, SETSID_WITHIN);
-      group.signal("CONT");
+      reaper.watch(group);
+      group.awaitContinued(process, SETSID_WITHIN);
       return new ChildProcess(process, group, reaper, stopTimeout);
     } catch (IOException | RuntimeException e) {
       // A child that cannot be stopped as a group, or would outlive us, must not run at all.
       killNow(process, group);
+      reaper.disarm();
       throw e;
     } catch (InterruptedException e) {
       killNow(process, group);
+      reaper.disarm();
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while starting " + command);
     }
@@ -114,6 +133,11 @@ public final class ChildProcess {
    */
   public void handOverSession(TermSession session) {
     reaper.handOver(session);
+  }
+
+  /** The pid of the child's reaper (tests look at it). */
+  long reaperPid() {
+    return reaper.pid();
   }
 
   /** The child's pid, which is also its process group and session id. */

@@ -61,20 +61,35 @@ final class ProcessGroup {
    * @throws IOException when it neither stopped nor exited within {@code within}
    */
   void awaitStopped(Process process, Duration within) throws IOException, InterruptedException {
+    awaitState(process, true, within, "did not stop itself");
+  }
+
+  /**
+   * Waits until {@code process}, stopped, has been continued (by its reaper), or exited.
+   *
+   * @throws IOException when it is still stopped after {@code within}: its reaper never armed
+   */
+  void awaitContinued(Process process, Duration within) throws IOException, InterruptedException {
+    awaitState(process, false, within, "was not continued by its reaper");
+  }
+
+  private static void awaitState(Process process, boolean stopped, Duration within, String failure)
+      throws IOException, InterruptedException {
     long deadline = System.nanoTime() + within.toNanos();
     while (process.isAlive()) {
+      String[] fields;
       try {
-        String[] fields = afterName(Files.readString(PROC.resolve(Long.toString(process.pid()))
+        fields = afterName(Files.readString(PROC.resolve(Long.toString(process.pid()))
             .resolve("stat")));
-        if (fields.length > 0 && fields[0].equals("T")) {
-          return;
-        }
       } catch (IOException gone) {
         return;
       }
+      if (fields.length > 0 && fields[0].equals("T") == stopped) {
+        return;
+      }
       if (System.nanoTime() - deadline > 0) {
-        throw new IOException("pid " + process.pid() + " did not stop itself within "
-            + within.toMillis() + " ms of starting");
+        throw new IOException("pid " + process.pid() + " " + failure + " within "
+            + within.toMillis() + " ms");
       }
       TimeUnit.MILLISECONDS.sleep(1);
     }

@@ -1,10 +1,13 @@
 package io.amlease.process;
 
 import io.amlease.lease.zk.TermSession;
+import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,15 +16,21 @@ import org.slf4j.LoggerFactory;
  * Ends a child's process group when the runner dies, however it dies (SIGKILL from the OOM killer
  * or a NodeManager included): a tiny {@code sh} outside the runner whose stdin is a pipe only the
  * runner writes to. The kernel closes that pipe when the runner exits, so {@code read} returns
- * end-of-file, and the reaper sends SIGTERM to the group, then SIGKILL after the stop-timeout. A
- * runner that has already stopped the group writes {@code done} first, so the reaper leaves without
- * signalling a group id that may by then belong to someone else.
+ * end-of-file, and the reaper sends SIGTERM (and SIGCONT, for stopped members) to the group, then
+ * SIGKILL after the stop-timeout. A runner that has already stopped the group writes {@code done}
+ * first, so the reaper leaves without signalling a group id that may by then belong to someone else.
+ *
+ * <p>The reaper is started before COMMAND, and COMMAND runs only once the reaper has continued it:
+ * COMMAND starts as a stopped gate shell carrying the reaper's token ({@link #gateName()}), the
+ * runner tells the reaper its group ({@link #watch}), and the reaper, armed, sends it SIGCONT. A
+ * runner that dies before it told the group leaves a stopped gate that never ran anything; the
+ * reaper finds it by its token and kills it. So no COMMAND ever runs without a reaper (G4).
  *
  * <p>A runner that holds a lease also hands the reaper its term's ZooKeeper session
  * ({@link #handOver}). Once the group is confirmed empty after the runner died, the reaper ends
  * that session through {@link SessionCloser}: nothing acts under the term any more, so a contender
  * may acquire at once instead of after the session timeout. If the group does not empty (a process
- * stuck in the kernel), the session is left to expire.
+ * stuck in the kernel), or {@code /proc} cannot be read, the session is left to expire.
  *
  * <p>It runs in its own session, so a terminal's Ctrl-C or a NodeManager's kill of the runner's
  * process group does not reach it (and it ignores those signals besides); its stdout and stderr are
@@ -30,32 +39,49 @@ import org.slf4j.LoggerFactory;
 final class Reaper {
   private static final Logger LOG = LoggerFactory.getLogger(Reaper.class);
   /**
-   * $1 = group id, $2 = stop-timeout in tenths of a second; java and the class path for
+   * $1 = token, $2 = stop-timeout in tenths of a second; java and the class path for
    * {@link SessionCloser} come in the environment, so that they do not swell the reaper's command
    * line in {@code ps}. After SIGKILL, the group gets 5 s to empty.
    */
   private static final String SCRIPT = """
       trap '' INT TERM HUP
-      g=$1
+      tok=$1
       t=$2
-      # A member that has not exited: zombies count for kill -0 until their new parent reaps them,
-      # which is not always prompt (init in a container).
+      g=
+      # Whether the group has a member that has not exited (zombies count for kill -0 until their
+      # new parent reaps them, which is not always prompt). Without a readable /proc: yes, the
+      # safe answer.
       alive() {
+        seen=
         for f in /proc/[0-9]*/stat; do
           { read -r line < "$f"; } 2>/dev/null || continue
+          seen=1
           set -- ${line##*) }
           [ "$3" = "$g" ] && [ "$1" != Z ] && [ "$1" != X ] && return 0
         done
-        return 1
+        [ -z "$seen" ]
       }
       session=
       while read -r word rest; do
         case $word in
           done) exit 0 ;;
+          group) g=$rest; kill -s CONT -- "-$g" ;;
           session) session=$rest ;;
         esac
       done
-      if kill -s TERM -- "-$g" 2>/dev/null; then
+      if [ -z "$g" ]; then
+        # The runner died before it told us COMMAND's group: its gate, if started, is stopped and
+        # never ran COMMAND. It carries our token: end it.
+        for f in $(grep -l -a -F -e "amlease-command-$tok" /proc/[0-9]*/cmdline 2>/dev/null); do
+          p=${f#/proc/}
+          p=${p%/cmdline}
+          [ "$p" != "$$" ] && kill -s KILL "$p" 2>/dev/null
+        done
+        exit 0
+      fi
+      if alive; then
+        kill -s TERM -- "-$g" 2>/dev/null
+        kill -s CONT -- "-$g" 2>/dev/null
         n=$t
         while [ "$n" -gt 0 ] && alive; do sleep 0.1; n=$((n - 1)); done
         kill -s KILL -- "-$g" 2>/dev/null
@@ -69,30 +95,35 @@ final class Reaper {
       exit 0
       """;
 
-  private final ProcessGroup group;
+  private final String token;
+  private final long pid;
   private final OutputStream pipe;
   private final AtomicBoolean armed = new AtomicBoolean(true);
+  private volatile ProcessGroup group;
 
-  private Reaper(ProcessGroup group, Process process) {
-    this.group = group;
+  private Reaper(String token, Process process) {
+    this.token = token;
+    this.pid = process.pid();
     this.pipe = process.getOutputStream();
   }
 
   /**
-   * Starts a reaper for {@code group}, armed until {@link #disarm()} or this JVM's end. Returns once
-   * the reaper has its own session: until then a signal to this JVM's process group would reach it.
+   * Starts a reaper, armed until {@link #disarm()} or this JVM's end, before the COMMAND it will
+   * guard. Returns once the reaper has its own session: until then a signal to this JVM's process
+   * group would reach it.
    */
-  static Reaper guard(ProcessGroup group, Duration stopTimeout, Duration setsidWithin)
+  static Reaper start(Duration stopTimeout, Duration setsidWithin)
       throws IOException, InterruptedException {
     long tenths = (stopTimeout.toMillis() + 99) / 100;
-    ProcessBuilder pb = new ProcessBuilder("setsid", "--", "sh", "-c", SCRIPT, "amlease-reaper",
-        Long.toString(group.id()), Long.toString(tenths))
+    String token = Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+    ProcessBuilder pb = new ProcessBuilder("setsid", "--", "/bin/sh", "-c", SCRIPT,
+        "amlease-reaper", token, Long.toString(tenths))
         .redirectInput(ProcessBuilder.Redirect.PIPE)
         .redirectOutput(ProcessBuilder.Redirect.DISCARD)
         .redirectError(ProcessBuilder.Redirect.DISCARD);
     pb.environment().put("AMLEASE_REAPER_JAVA",
         ProcessHandle.current().info().command().orElse("java"));
-    pb.environment().put("AMLEASE_REAPER_CLASSPATH", System.getProperty("java.class.path"));
+    pb.environment().put("AMLEASE_REAPER_CLASSPATH", absoluteClassPath());
     Process p = pb.start();
     try {
       ProcessGroup.ledBy(p, setsidWithin);
@@ -100,14 +131,54 @@ final class Reaper {
       p.destroyForcibly();
       throw e;
     }
-    Reaper reaper = new Reaper(group, p);
+    if (!p.isAlive()) {
+      throw new IOException("the reaper (pid " + p.pid() + ") exited at once with status "
+          + p.exitValue());
+    }
+    Reaper reaper = new Reaper(token, p);
     p.onExit().thenRun(() -> {
       if (reaper.armed.get()) {
         LOG.warn("the reaper of process group {} (pid {}) exited with status {}: COMMAND would now "
-            + "outlive this process if it died", group, p.pid(), p.exitValue());
+            + "outlive this process if it died", reaper.group, p.pid(), p.exitValue());
       }
     });
     return reaper;
+  }
+
+  /** The reaper's own pid (tests look at it). */
+  long pid() {
+    return pid;
+  }
+
+  /** What COMMAND's stopped gate shell calls itself ($0), so that this reaper can find it. */
+  String gateName() {
+    return "amlease-command-" + token;
+  }
+
+  /**
+   * Tells the reaper COMMAND's group, whose gate is stopped: the reaper, now armed for it, sends it
+   * SIGCONT, and COMMAND runs.
+   *
+   * @throws IOException when the reaper cannot be told (it died): COMMAND must not run then
+   */
+  void watch(ProcessGroup g) throws IOException {
+    synchronized (pipe) {
+      group = g;
+      pipe.write(("group " + g.id() + "\n").getBytes(StandardCharsets.US_ASCII));
+      pipe.flush();
+    }
+  }
+
+  /**
+   * The session closer runs from wherever the reaper is when this JVM is gone: relative class
+   * path entries (a YARN container's) would then resolve against nothing reliable.
+   */
+  private static String absoluteClassPath() {
+    return java.util.Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+        .filter(e -> !e.isEmpty())
+        .map(e -> e.endsWith("*") ? Path.of(e.substring(0, e.length() - 1)).toAbsolutePath() + "/*"
+            : Path.of(e).toAbsolutePath().toString())
+        .collect(java.util.stream.Collectors.joining(File.pathSeparator));
   }
 
   /**
@@ -126,6 +197,14 @@ final class Reaper {
         LOG.warn("cannot hand the ZooKeeper session to the reaper of process group {}: {}; if this "
             + "process dies, a contender waits for the session to expire", group, e.toString());
       }
+    }
+  }
+
+  /** Closes the pipe as the kernel does when this JVM dies (tests of the reaper itself). */
+  void closePipeAsIfDead() throws IOException {
+    synchronized (pipe) {
+      armed.set(false);
+      pipe.close();
     }
   }
 

@@ -147,8 +147,8 @@ class HoldProcessTreeTest {
 
   // ---- helpers --------------------------------------------------------------------------------
 
-  /** COMMAND ({@code sh}, which wrote its pid) and the {@code sleep} it started. */
-  private record Tree(long child, long grandchild) {}
+  /** COMMAND ({@code sh}, which wrote its pid), the {@code sleep} it started, and its reaper. */
+  private record Tree(long child, long grandchild, long reaper) {}
 
   /**
    * {@code hold … --stop-timeout 1s -- sh -c 'echo $$ > pid; SCRIPT'}, run in {@link #dir} (so
@@ -171,7 +171,13 @@ class HoldProcessTreeTest {
     // On the unfixed code they outlive hold: close() must still find them.
     hold.killOnClose(child);
     hold.killOnClose(grandchild);
-    return new Tree(child, grandchild);
+    long reaper = ProcessHandle.of(hold.pid()).orElseThrow().children()
+        .filter(p -> p.info().arguments().map(a -> List.of(a).contains("amlease-reaper"))
+            .orElse(false))
+        .findFirst().orElseThrow(() -> new AssertionError("no reaper\n" + hold.describe()))
+        .pid();
+    hold.killOnClose(reaper);
+    return new Tree(child, grandchild, reaper);
   }
 
   /**
@@ -189,8 +195,7 @@ class HoldProcessTreeTest {
         .untilAsserted(() -> assertThat(ProcessTable.sleeping(marker)).as(hold::describe).isEmpty());
     await("COMMAND gone").atMost(GONE).pollInterval(POLL)
         .until(() -> ProcessHandle.of(tree.child()).map(p -> !p.isAlive()).orElse(true));
-    await("reaper gone").atMost(GONE).pollInterval(POLL).untilAsserted(() ->
-        assertThat(ProcessTable.withArguments("amlease-reaper", Long.toString(tree.child())))
-            .isEmpty());
+    await("reaper gone").atMost(GONE).pollInterval(POLL)
+        .until(() -> ProcessHandle.of(tree.reaper()).map(p -> !p.isAlive()).orElse(true));
   }
 }

@@ -85,10 +85,8 @@ class ChildProcessTest {
   @Test
   void reaperHoldsNoneOfOurOutputAndLeavesOnceTheGroupIsGone() throws Exception {
     child = start("sleep " + marker);
-    List<ProcessHandle> reapers = ProcessTable.withArguments("amlease-reaper",
-        Long.toString(child.pid()));
-    assertThat(reapers).hasSize(1);
-    ProcessHandle reaper = reapers.get(0);
+    ProcessHandle reaper = ProcessHandle.of(child.reaperPid()).orElseThrow();
+    assertThat(reaper.info().arguments().map(List::of).orElseThrow()).contains("amlease-reaper");
     // Its stdout/stderr must not be ours: whoever reads our output until EOF would wait for it.
     for (int fd : new int[] {1, 2}) {
       assertThat(Files.readSymbolicLink(Path.of("/proc", Long.toString(reaper.pid()), "fd",
@@ -107,6 +105,39 @@ class ChildProcessTest {
         .isInstanceOf(IOException.class).hasMessageContaining(missing);
     assertThatThrownBy(() -> ChildProcess.start(List.of("no-such-command-" + marker), Map.of()))
         .isInstanceOf(IOException.class).hasMessageContaining("no-such-command-" + marker);
+  }
+
+  /**
+   * The runner died after it started COMMAND's gate but before it told the reaper the group: the
+   * gate, stopped, never runs COMMAND, and the reaper finds it by its token and ends it.
+   */
+  @Test
+  void aGateTheReaperWasNeverToldOfIsEndedAndNeverRunsCommand() throws Exception {
+    Reaper reaper = Reaper.start(Duration.ofSeconds(1), SOON);
+    Process gate = new ProcessBuilder("setsid", "--", "/bin/sh", "-c",
+        "kill -s STOP $$ && exec \"$@\"", reaper.gateName(), "sleep", marker).start();
+    try {
+      ProcessGroup group = ProcessGroup.ledBy(gate, SOON);
+      group.awaitStopped(gate, SOON);
+
+      reaper.closePipeAsIfDead();
+
+      assertThat(gate.waitFor(SOON.toMillis(), TimeUnit.MILLISECONDS)).as("gate ended").isTrue();
+      assertThat(gate.exitValue()).isEqualTo(128 + 9);
+      assertThat(ProcessTable.sleeping(marker)).as("COMMAND never ran").isEmpty();
+      await().atMost(SOON).pollInterval(POLL)
+          .until(() -> ProcessHandle.of(reaper.pid()).map(p -> !p.isAlive()).orElse(true));
+    } finally {
+      gate.destroyForcibly();
+    }
+  }
+
+  /** Environment names that are not shell identifiers (Spark's, exported functions) get through. */
+  @Test
+  void environmentVariablesWithAnyNameReachCommand() throws Exception {
+    ChildProcess c = ChildProcess.start(List.of("printenv", "spark.app.name"),
+        Map.of("spark.app.name", "x"));
+    assertThat(c.onExit().get(10, TimeUnit.SECONDS)).as("printenv found it").isZero();
   }
 
   private ChildProcess start(String script) throws IOException {

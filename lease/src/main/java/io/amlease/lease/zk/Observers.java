@@ -27,7 +27,9 @@ final class Observers implements LeaseObserver {
     for (LeaseObserver o : all) {
       try {
         event.accept(o);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | LinkageError e) {
+        // A LinkageError too (an observer compiled against another version): close() must
+        // still get through its release and session close.
         LOG.warn("lease observer {} failed; ignored", o.getClass().getName(), e);
       }
     }
