@@ -105,9 +105,11 @@ public final class BenchMain {
       Duration length = Durations.parse("--torture", cl.getOptionValue("torture"));
       int trials = cl.hasOption("trials") ? Integer.parseInt(cl.getOptionValue("trials"))
           : Integer.MAX_VALUE;
-      cfg = TortureConfig.of(dir, seed, length, trials, t);
+      int parallel = cl.hasOption("parallel") ? Integer.parseInt(cl.getOptionValue("parallel"))
+          : 1;
+      cfg = TortureConfig.of(dir, seed, length, trials, t, parallel);
     } catch (NumberFormatException e) {
-      err.println("amlease bench: --trials: not a whole number");
+      err.println("amlease bench: --trials and --parallel take whole numbers");
       return USAGE;
     } catch (IllegalArgumentException e) {
       err.println("amlease bench: " + e.getMessage());
@@ -174,6 +176,8 @@ public final class BenchMain {
         .build());
     o.addOption(Option.builder().longOpt("trials").hasArg().argName("N")
         .desc("with --torture: at most N trials (--seed N --trials 1 replays trial N)").build());
+    o.addOption(Option.builder().longOpt("parallel").hasArg().argName("N")
+        .desc("with --torture: N trials at once, each on its own ensemble (default 1)").build());
     return o;
   }
 

@@ -19,9 +19,10 @@ import java.util.List;
  * @param stopTimeout amlease {@code hold}'s stop-timeout; also how long the checker lets any
  *     contender's processes run on after their term (plus {@link #STOP_SLACK})
  * @param contenders who is compared
+ * @param parallel trials run at once, each on its own ensemble ({@code --parallel})
  */
 record TortureConfig(Path out, long seed, Duration duration, int maxTrials, Duration sessionTimeout,
-    Duration trialLength, Duration stopTimeout, List<Contender> contenders) {
+    Duration trialLength, Duration stopTimeout, List<Contender> contenders, int parallel) {
 
   /**
    * Beyond the stop-timeout, for signal delivery, {@code hold}'s reaper polling every 100 ms and a
@@ -40,6 +41,9 @@ record TortureConfig(Path out, long seed, Duration duration, int maxTrials, Dura
       throw new IllegalArgumentException("--torture: the duration must be positive, was "
           + Durations.format(duration));
     }
+    if (parallel < 1 || parallel > 8) {
+      throw new IllegalArgumentException("--parallel must be within [1, 8], was " + parallel);
+    }
     if (maxTrials < 1) {
       throw new IllegalArgumentException("--trials must be at least 1, was " + maxTrials);
     }
@@ -47,9 +51,10 @@ record TortureConfig(Path out, long seed, Duration duration, int maxTrials, Dura
   }
 
   /** The documented torture run: every contender, 4 T of faults per trial, stop-timeout 1 s. */
-  static TortureConfig of(Path out, long seed, Duration duration, int maxTrials, Duration t) {
+  static TortureConfig of(Path out, long seed, Duration duration, int maxTrials, Duration t,
+      int parallel) {
     return new TortureConfig(out, seed, duration, maxTrials, t, t.multipliedBy(4),
-        Duration.ofSeconds(1), List.of(Contender.values()));
+        Duration.ofSeconds(1), List.of(Contender.values()), parallel);
   }
 
   /**

@@ -12,11 +12,16 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 /**
- * {@code bench --torture DURATION}: seeded torture trials one after another (trial i uses seed
- * {@code seed + i}) until DURATION has passed or {@code --trials} have run. Each trial's line on
+ * {@code bench --torture DURATION}: seeded torture trials (trial i uses seed {@code seed + i}), one
+ * after another or {@code --parallel N} at once, each on its own ensemble, until DURATION has
+ * passed or {@code --trials} have run. Each trial's line on
  * the progress stream names its seed and what each contender violated; a trial in which amlease
  * violated anything also prints the violations and keeps its records under {@code OUT/work/}.
  */
@@ -49,18 +54,37 @@ final class TortureRun {
     Runtime.getRuntime().addShutdownHook(cleanup);
     long began = System.nanoTime();
     long deadline = began + cfg.duration().toNanos();
-    int trials = 0;
+    AtomicInteger next = new AtomicInteger();
+    AtomicInteger trialsRun = new AtomicInteger();
+    ExecutorService pool = Executors.newFixedThreadPool(cfg.parallel());
     try {
-      for (int i = 0; i < cfg.maxTrials() && System.nanoTime() - deadline < 0; i++) {
-        TortureSchedule s = TortureSchedule.generate(cfg.seed() + i, cfg.sessionTimeout(),
-            cfg.trialLength());
-        if (trial(s, began)) {
-          trials++;
-        }
+      // Seeds are handed out in order; with --parallel N, N trials run at once.
+      for (int w = 0; w < cfg.parallel(); w++) {
+        pool.execute(() -> {
+          while (true) {
+            int i = next.getAndIncrement();
+            if (i >= cfg.maxTrials() || System.nanoTime() - deadline >= 0) {
+              return;
+            }
+            TortureSchedule s = TortureSchedule.generate(cfg.seed() + i, cfg.sessionTimeout(),
+                cfg.trialLength());
+            if (trial(s, began)) {
+              trialsRun.incrementAndGet();
+            }
+          }
+        });
       }
+      pool.shutdown();
+      while (!pool.awaitTermination(1, TimeUnit.MINUTES)) {
+        // A trial under way finishes.
+      }
+    } catch (InterruptedException e) {
+      pool.shutdownNow();
+      Thread.currentThread().interrupt();
     } finally {
       Runtime.getRuntime().removeShutdownHook(cleanup);
     }
+    int trials = trialsRun.get();
     double elapsed = (System.nanoTime() - began) / 1e9;
     LeaseTiming timing = holdTiming();
     Map<String, TortureTally.Totals> totals = new LinkedHashMap<>();
@@ -70,6 +94,7 @@ final class TortureRun {
     ensemble.put("tick_ms", cfg.ensembleTiming().tickMillis());
     ensemble.put("init_limit", cfg.ensembleTiming().initLimit());
     ensemble.put("sync_limit", cfg.ensembleTiming().syncLimit());
+    ensemble.put("trials_at_once", cfg.parallel());
     return new TortureResults("torture", cfg.seed(), cfg.duration().toSeconds(),
         Math.round(elapsed * 10) / 10.0, trials, Math.round(trials / (elapsed / 60) * 100) / 100.0,
         cfg.sessionTimeout().toMillis(), timing.grace().toMillis(), timing.renewInterval().toMillis(),
@@ -90,13 +115,23 @@ final class TortureRun {
     Path work = cfg.out().resolve("work").resolve("seed-" + s.seed());
     TortureTrial.Outcome o;
     try {
-      o = TortureTrial.run(cfg, s, work, token);
+      // A token of the trial's own, within the run's: a trial's clean-up must not end the
+      // processes of a trial running beside it.
+      o = TortureTrial.run(cfg, s, work, token + "-" + s.seed() + "-");
     } catch (Exception e) {
-      errors.add("seed " + s.seed() + ": " + e);
-      progress.printf("amlease bench: [%5.0fs] seed %d failed: %s%n", since(began), s.seed(), e);
+      synchronized (this) {
+        errors.add("seed " + s.seed() + ": " + e);
+        progress.printf("amlease bench: [%5.0fs] seed %d failed: %s%n", since(began), s.seed(), e);
+      }
       delete(work);
       return false;
     }
+    record(s, o, work, began);
+    return true;
+  }
+
+  private synchronized void record(TortureSchedule s, TortureTrial.Outcome o, Path work,
+      long began) {
     s.allSteps().forEach(st -> faults.merge(st.kind().label(), 1, Integer::sum));
     Map<String, Object> d = new LinkedHashMap<>();
     d.put("seed", s.seed());
@@ -136,7 +171,6 @@ final class TortureRun {
     } else {
       delete(work);
     }
-    return true;
   }
 
   private static String brief(TortureChecker.Verdict v) {

@@ -24,7 +24,7 @@ class TortureSmokeTest {
   void oneTrialRunsEveryContenderAndAmleaseViolatesNothing(@TempDir Path out) throws Exception {
     Duration t = Duration.ofSeconds(4);
     TortureConfig cfg = new TortureConfig(out, 5, Duration.ofMinutes(10), 1, t, t.multipliedBy(2),
-        Duration.ofSeconds(1), List.of(Contender.values()));
+        Duration.ofSeconds(1), List.of(Contender.values()), 1);
     ByteArrayOutputStream stdout = new ByteArrayOutputStream();
     ByteArrayOutputStream stderr = new ByteArrayOutputStream();
 
