@@ -31,19 +31,7 @@ final class Table {
     row(rows, r, cs, "random: pause overlaps, max (G2 void)", "random",
         s -> s.pauseOverlaps() == null ? "-"
             : s.pauseOverlaps() + ", max " + Summary.fmt(s.pauseOverlapMaxMs()));
-    int[] widths = new int[header.size()];
-    for (String[] row : rows) {
-      for (int i = 0; i < row.length; i++) {
-        widths[i] = Math.max(widths[i], row[i].length());
-      }
-    }
-    for (String[] row : rows) {
-      StringBuilder b = new StringBuilder();
-      for (int i = 0; i < row.length; i++) {
-        b.append(String.format("%-" + widths[i] + "s", row[i])).append(i + 1 < row.length ? " | " : "");
-      }
-      out.println(b.toString().stripTrailing());
-    }
+    printColumns(rows, header.size(), out);
     out.println();
     if (r.scale() != null) {
       Scale s = r.scale();
@@ -80,5 +68,22 @@ final class Table {
 
   private static String brief(Summary s) {
     return s == null ? "-" : s.brief();
+  }
+
+  /** Prints {@code rows} as left-aligned columns separated by {@code |}. */
+  static void printColumns(List<String[]> rows, int columns, PrintStream out) {
+    int[] widths = new int[columns];
+    for (String[] row : rows) {
+      for (int i = 0; i < row.length; i++) {
+        widths[i] = Math.max(widths[i], row[i].length());
+      }
+    }
+    for (String[] row : rows) {
+      StringBuilder b = new StringBuilder();
+      for (int i = 0; i < row.length; i++) {
+        b.append(String.format("%-" + widths[i] + "s", row[i])).append(i + 1 < row.length ? " | " : "");
+      }
+      out.println(b.toString().stripTrailing());
+    }
   }
 }

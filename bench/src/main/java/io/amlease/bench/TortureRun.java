@@ -1,13 +1,8 @@
 package io.amlease.bench;
 
 import io.amlease.lease.LeaseTiming;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import org.apache.commons.io.FileUtils;
 
 /**
  * {@code bench --torture DURATION}: seeded torture trials (trial i uses seed {@code seed + i}), one
@@ -185,26 +181,9 @@ final class TortureRun {
     return (System.nanoTime() - began) / 1e9;
   }
 
+  /** Records of a judged trial: leaving some behind on a failure is harmless. */
   private static void delete(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try {
-      Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
-          Files.delete(f);
-          return FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-          Files.delete(d);
-          return FileVisitResult.CONTINUE;
-        }
-      });
-    } catch (IOException e) {
-      // Records of a judged trial: leaving them is harmless.
-    }
+    FileUtils.deleteQuietly(dir.toFile());
   }
+
 }

@@ -40,7 +40,7 @@ final class TortureTable {
     row(rows, r, cs, "orphans ended by the bench", t -> Integer.toString(t.orphansEnded()));
     row(rows, r, cs, "terms / accepted writes", t -> t.terms() + " / " + t.writes());
     row(rows, r, cs, "violating seeds", TortureTable::seeds);
-    print(rows, header.size(), out);
+    Table.printColumns(rows, header.size(), out);
     out.println();
     out.println("faults: " + r.faults().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
         .collect(Collectors.joining(", ")));
@@ -82,19 +82,4 @@ final class TortureTable {
     return row.toArray(String[]::new);
   }
 
-  private static void print(List<String[]> rows, int columns, PrintStream out) {
-    int[] widths = new int[columns];
-    for (String[] row : rows) {
-      for (int i = 0; i < row.length; i++) {
-        widths[i] = Math.max(widths[i], row[i].length());
-      }
-    }
-    for (String[] row : rows) {
-      StringBuilder b = new StringBuilder();
-      for (int i = 0; i < row.length; i++) {
-        b.append(String.format("%-" + widths[i] + "s", row[i])).append(i + 1 < row.length ? " | " : "");
-      }
-      out.println(b.toString().stripTrailing());
-    }
-  }
 }
