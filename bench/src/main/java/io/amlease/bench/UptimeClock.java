@@ -35,12 +35,15 @@ final class UptimeClock {
    * Measures the offset at a tick of {@code /proc/uptime}: the tick fell between the start of the
    * last read that returned the old value and the end of the first that returned the new one. A
    * measurement whose window is wider than {@link #CALIBRATION_WINDOW} (this thread was preempted
-   * between the reads) is taken again, at the next tick. Takes 10–100 ms.
+   * between the reads, or its first reads were still being compiled) is taken again, at the next
+   * tick, for up to {@link #TRIES} ticks (1 s). Takes 10 ms on a quiet machine.
    */
+  private static final int TRIES = 100;
+
   static UptimeClock calibrate() {
     long bestWindow = Long.MAX_VALUE;
     long bestOffset = 0;
-    for (int tick = 0; tick < 10 && bestWindow > CALIBRATION_WINDOW.toNanos(); tick++) {
+    for (int tick = 0; tick < TRIES && bestWindow > CALIBRATION_WINDOW.toNanos(); tick++) {
       long before = System.nanoTime();
       long old = centis(read());
       while (true) {
@@ -60,7 +63,7 @@ final class UptimeClock {
     }
     if (bestWindow > CALIBRATION_WINDOW.toNanos()) {
       throw new IllegalStateException("could not relate /proc/uptime to nanoTime within "
-          + CALIBRATION_WINDOW.toMillis() + " ms in 10 tries (best " + bestWindow / 1000 + " µs): "
+          + CALIBRATION_WINDOW.toMillis() + " ms in " + TRIES + " tries (best " + bestWindow / 1000 + " µs): "
           + "the machine is too busy");
     }
     return new UptimeClock(bestOffset);
