@@ -127,7 +127,6 @@ final class AmleaseParticipant implements Participant {
   @Override
   public void release() {
     lease.release(Duration.ofSeconds(5));
-    lease.close();
   }
 
   @Override

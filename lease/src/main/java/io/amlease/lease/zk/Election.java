@@ -1,28 +1,21 @@
 package io.amlease.lease.zk;
 
 import io.amlease.lease.Clock;
-import io.amlease.lease.Epoch;
-import io.amlease.lease.LeaderInfo;
 import io.amlease.lease.LeaseConfig;
 import io.amlease.lease.LeaseConfigException;
 import io.amlease.lease.LeaseException;
 import io.amlease.lease.LeaseObserver;
 import io.amlease.lease.LeaseTiming;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.recipes.leader.Participant;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
-import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
@@ -33,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * Turns latch leadership into a term (DESIGN.md §3, Acquire): Curator's {@link LeaderLatch} orders
  * the contenders, and one multi bumps the epoch (whose new version is the fencing token) and
  * replaces the leader info, checked against our latch node and, for a contender with a generation,
- * against {@code <lease>/generation} (G6). A failed attempt is retried with backoff while the latch
- * says leader. Acquisition runs on this election's own worker thread.
+ * against {@code <lease>/generation} (G6) ({@link AcquiringMulti}). A failed attempt is retried
+ * with backoff while the latch says leader. One attempt runs at a time ({@link Attempts}): the
+ * first from the latch's callback when it needs no read, every other on the election's worker.
  */
 final class Election implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
@@ -50,36 +44,29 @@ final class Election implements AutoCloseable {
 
   private final LeaseConfig config;
   private final LeasePaths paths;
-  private final LeaseAcl acl;
   private final LeaseNodes nodes;
   private final GenerationGuard generation;
   private final Clock clock;
-  private final java.time.Clock wall;
   private final LeaseObserver observer;
   private final Owner owner;
   private final RetryBackoff backoff = new RetryBackoff();
   private final EpochHint hint;
-  private final ExecutorService worker;
+  private final AcquiringMulti multi;
+  private final Attempts attempts;
   private volatile LeaderLatch latch;
 
-  Election(LeaseConfig config, LeasePaths paths, LeaseAcl acl, LeaseNodes nodes,
-      GenerationGuard generation, Clock clock, java.time.Clock wall, LeaseObserver observer,
-      Owner owner) {
+  Election(LeaseConfig config, LeasePaths paths, LeaseNodes nodes, GenerationGuard generation,
+      AcquiringMulti multi, Clock clock, LeaseObserver observer, Owner owner) {
     this.config = config;
     this.paths = paths;
-    this.acl = acl;
     this.nodes = nodes;
     this.generation = generation;
     this.clock = clock;
-    this.wall = wall;
     this.observer = observer;
     this.owner = owner;
     this.hint = new EpochHint(paths, owner.campaigning());
-    this.worker = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "amlease-lease-" + config.holderId());
-      t.setDaemon(true);
-      return t;
-    });
+    this.multi = multi;
+    this.attempts = new Attempts("amlease-lease-" + config.holderId(), this::acquire);
   }
 
   /** Joins the election. Only queues the latch's work on Curator's threads: no ZooKeeper call. */
@@ -89,7 +76,7 @@ final class Election implements AutoCloseable {
     l.addListener(new LeaderLatchListener() {
       @Override
       public void isLeader() {
-        worker.execute(Election.this::acquire);
+        attempts.request(Election.this::sendFast);
       }
 
       @Override
@@ -100,6 +87,44 @@ final class Election implements AutoCloseable {
     latch = l;
     l.start();
     hint.watch(client.getZookeeperClient().getZooKeeper());
+  }
+
+  /**
+   * The first attempt after the latch says leader (G5), sent from the latch's callback: with the
+   * epoch hint it needs no read, so it costs the acquiring multi's round trip and no thread hop.
+   * Asynchronous: the callback thread never waits. False when it cannot be tried here; any failure
+   * hands over to the worker's full attempt, which reads the epoch again and reports errors.
+   */
+  private boolean sendFast() {
+    String ours = leaderNode();
+    if (ours == null || generation != null) {
+      return false;
+    }
+    try {
+      ZooKeeper zk = owner.zk().get();
+      long session = zk.getSessionId();
+      EpochHint.Seen seen = session == 0 || zk.getSessionTimeout() <= 0 ? null : hint.take();
+      if (seen == null) {
+        return false;
+      }
+      LeaseTiming timing = multi.timing(zk, session);
+      AcquiringMulti.Attempt a = multi.attempt(ours, session, seen.value(), seen.version(), null);
+      long sent = clock.nanoTime();
+      zk.multi(a.ops(), (rc, path, ctx, results) -> {
+        if (Code.get(rc) != Code.OK || zk.getSessionId() != session) {
+          attempts.fastFailed();
+          return;
+        }
+        try {
+          granted(a, results, sent, timing);
+        } finally {
+          attempts.ended();
+        }
+      }, null);
+      return true;
+    } catch (Exception e) {
+      return false;
+    }
   }
 
   /**
@@ -114,13 +139,16 @@ final class Election implements AutoCloseable {
     }
   }
 
-  private void acquire() {
-    if (!owner.campaigning().getAsBoolean()) {
-      return;
-    }
+  /** Our latch node while we campaign and the latch says leader; null otherwise. */
+  private String leaderNode() {
     LeaderLatch l = latch;
     String ours = l.getOurPath();
-    if (!l.hasLeadership() || ours == null) {
+    return owner.campaigning().getAsBoolean() && l.hasLeadership() ? ours : null;
+  }
+
+  private void acquire() {
+    String ours = leaderNode();
+    if (ours == null) {
       return;
     }
     try {
@@ -136,25 +164,22 @@ final class Election implements AutoCloseable {
         // (Outdated) once a newer generation has raised it.
         generation.register(zk);
       }
-      // G2 for this session: after an expiry Curator opens a new one, whose negotiated timeout
-      // (another server, a changed maxSessionTimeout) may not fit the grace checked at start.
-      LeaseTiming timing = config.timingFor(Duration.ofMillis(zk.getSessionTimeout()),
-          "negotiated by the server for session 0x" + Long.toHexString(session));
+      LeaseTiming timing = multi.timing(zk, session);
       EpochHint.Seen seen = hint.take();
       if (seen != null) {
         try {
-          acquire(zk, ours, session, timing, seen.value(), seen.version(), null);
+          acquire(zk, multi.attempt(ours, session, seen.value(), seen.version(), null), timing);
           return;
         } catch (KeeperException e) {
-          if (!staleHint(e)) {
+          if (!AcquiringMulti.staleHint(e)) {
             throw e;
           }
         }
       }
       Stat epochStat = new Stat();
       long current = nodes.readEpoch(zk, epochStat);
-      acquire(zk, ours, session, timing, current, epochStat.getVersion(),
-          zk.exists(paths.leader(), false));
+      acquire(zk, multi.attempt(ours, session, current, epochStat.getVersion(),
+          zk.exists(paths.leader(), false)), timing);
     } catch (KeeperException e) {
       int failed = Multis.failedOp(e);
       if (e.code() == Code.NOAUTH) {
@@ -179,49 +204,29 @@ final class Election implements AutoCloseable {
     }
   }
 
-  /**
-   * One acquiring multi: bumps the epoch from {@code current} at {@code epochVersion} and makes our
-   * leader info, replacing {@code leaderStat}'s node if there is one; grants on success.
-   */
-  private void acquire(ZooKeeper zk, String ours, long session, LeaseTiming timing, long current,
-      int epochVersion, Stat leaderStat) throws Exception {
-    long next = current + 1;
-    LeaderInfo info = LeaderInfo.of(next, config.holderId(), config.details(), session,
-        wall.instant().toString());
-    List<Op> ops = new ArrayList<>();
-    // Our latch node still existing means we are still the lowest sequence number: leader.
-    ops.add(Op.check(ours, -1));
-    ops.add(Op.setData(paths.epoch(), LeaseNodes.bytes(next), epochVersion));
-    if (leaderStat != null) {
-      ops.add(Op.delete(paths.leader(), leaderStat.getVersion()));
-    }
-    ops.add(Op.create(paths.leader(), info.toJson(), acl.leaseAcl(), CreateMode.EPHEMERAL));
-    if (generation != null) {
-      ops.add(generation.check()); // Last: a failure there means a newer generation (G6).
-    }
+  /** Sends attempt {@code a} and waits for it; grants on success. */
+  private void acquire(ZooKeeper zk, AcquiringMulti.Attempt a, LeaseTiming timing) throws Exception {
     long sent = clock.nanoTime();
-    List<OpResult> results = zk.multi(ops);
+    List<OpResult> results = zk.multi(a.ops());
     // The term's session is the one the multi ran on: read from the same handle after it (a
     // handle never changes its session).
-    if (zk.getSessionId() != session) {
+    if (zk.getSessionId() != a.session()) {
       throw new IllegalStateException("the acquiring multi ran on session 0x"
-          + Long.toHexString(zk.getSessionId()) + ", not 0x" + Long.toHexString(session));
+          + Long.toHexString(zk.getSessionId()) + ", not 0x" + Long.toHexString(a.session()));
     }
-    int token = ((OpResult.SetDataResult) results.get(1)).getStat().getVersion();
-    backoff.reset();
-    owner.grant().granted(new Term(new Epoch(next, token), session, ours, info), sent, timing);
+    granted(a, results, sent, timing);
   }
 
-  /** A multi built on a hint failed because the hint was stale: the epoch moved, or a leader node is left. */
-  private static boolean staleHint(KeeperException e) {
-    int failed = Multis.failedOp(e);
-    return (failed == 1 && e.code() == Code.BADVERSION) || (failed == 2 && e.code() == Code.NODEEXISTS);
+  private void granted(AcquiringMulti.Attempt a, List<OpResult> results, long sent,
+      LeaseTiming timing) {
+    backoff.reset();
+    owner.grant().granted(a.term(results), sent, timing);
   }
 
   private void retry(String why) {
     Duration delay = backoff.failed();
     observer.acquisitionRetried(why, delay, backoff.failures());
-    clock.schedule(() -> worker.execute(this::acquire), delay);
+    clock.schedule(() -> attempts.request(null), delay);
   }
 
   /** Participant ids, the leader first. */
@@ -239,8 +244,7 @@ final class Election implements AutoCloseable {
 
   /** Our latch node, or null before it exists. */
   String latchPath() {
-    LeaderLatch l = latch;
-    return l == null ? null : l.getOurPath();
+    return latch == null ? null : latch.getOurPath();
   }
 
   /** Leaves the election: our latch node goes, so the next contender need not wait for us. */
@@ -258,6 +262,6 @@ final class Election implements AutoCloseable {
   @Override
   public void close() {
     leave();
-    worker.shutdownNow();
+    attempts.close();
   }
 }

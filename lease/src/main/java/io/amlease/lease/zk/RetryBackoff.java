@@ -7,7 +7,7 @@ import java.time.Duration;
  * (a lost race, a connection loss, a node an operator must repair): doubling from {@link #FIRST} to
  * {@link #MAX}, so that a lasting failure costs ZooKeeper little; and whether to log an attempt at
  * INFO, at most once per {@link #LOG_EVERY}, so that it does not flood the log either. Not
- * thread-safe: used by the lease's single acquisition worker.
+ * thread-safe: used by one acquisition attempt at a time ({@link Attempts}).
  */
 final class RetryBackoff {
   static final Duration FIRST = Duration.ofMillis(100);

@@ -96,9 +96,9 @@ final class Terms {
       term = t;
       liveness = l;
       lastEpoch = t.epoch;
-      l.start();
       // Queued under the lock: a revocation can only queue its edge after this one (edges in order).
       events.execute(() -> listener.granted(t.epoch));
+      l.start();
       observer.granted(t.epoch, t.sessionId);
     }
     l.watchEpoch();

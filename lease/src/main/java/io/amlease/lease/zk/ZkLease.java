@@ -76,7 +76,8 @@ public final class ZkLease implements Lease {
         config.requestedTiming());
     GenerationGuard generation = config.generation().isPresent()
         ? new GenerationGuard(paths, acl, config.generation().getAsLong()) : null;
-    this.election = new Election(config, paths, acl, nodes, generation, this.clock, wall, observer,
+    this.election = new Election(config, paths, nodes, generation,
+        new AcquiringMulti(config, paths, acl, generation, wall), this.clock, observer,
         new Election.Owner(terms::campaigning, this::zk, this::granted, this::fail,
             () -> terms.revokeCurrent(RevocationReason.LATCH_LOST, "the leader latch lost leadership")));
     this.fence = new Fence(paths, observer, this.clock,
