@@ -140,6 +140,11 @@ public final class ChildProcess {
     return reaper.pid();
   }
 
+  /** Closes the reaper's pipe as the kernel does when this JVM dies (tests of the reaper). */
+  void reaperPipeClosedAsIfDead() throws IOException {
+    reaper.closePipeAsIfDead();
+  }
+
   /** The child's pid, which is also its process group and session id. */
   public long pid() {
     return process.pid();

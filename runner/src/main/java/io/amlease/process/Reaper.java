@@ -30,7 +30,12 @@ import org.slf4j.LoggerFactory;
  * ({@link #handOver}). Once the group is confirmed empty after the runner died, the reaper ends
  * that session through {@link SessionCloser}: nothing acts under the term any more, so a contender
  * may acquire at once instead of after the session timeout. If the group does not empty (a process
- * stuck in the kernel), or {@code /proc} cannot be read, the session is left to expire.
+ * stuck in the kernel), or {@code /proc} cannot be read, the session is left to expire. The closer
+ * is started with the first session handed over and waits on a pipe from the
+ * reaper (a FIFO under {@code $TMPDIR}, removed once both ends are open), warmed up by opening and
+ * closing a session of its own on the ensemble: a JVM started only after
+ * the crash would cost about a second. It is a JVM of about 65 MB resident, counted in a YARN
+ * container's memory, for as long as the runner holds the lease.
  *
  * <p>It runs in its own session, so a terminal's Ctrl-C or a NodeManager's kill of the runner's
  * process group does not reach it (and it ignores those signals besides); its stdout and stderr are
@@ -44,7 +49,7 @@ final class Reaper {
    * line in {@code ps}. After SIGKILL, the group gets 5 s to empty.
    */
   private static final String SCRIPT = """
-      trap '' INT TERM HUP
+      trap '' INT TERM HUP PIPE
       tok=$1
       t=$2
       g=
@@ -61,12 +66,31 @@ final class Reaper {
         done
         [ -z "$seen" ]
       }
+      # The session closer, started when the first session is handed over and waiting on fd 4,
+      # warmed up on the ensemble, so that ending the session costs no JVM start. It leaves,
+      # closing nothing, when fd 4 closes without a session line: when this reaper exits.
+      closer() {
+        "$AMLEASE_REAPER_JAVA" -Xshare:auto -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx16m \\
+          -Xss256k -XX:ReservedCodeCacheSize=8m \\
+          -cp "$AMLEASE_REAPER_CLASSPATH" io.amlease.process.SessionCloser
+      }
+      waiting=
+      prestart() {
+        d=$(mktemp -d "${TMPDIR:-/tmp}/amlease-reaper.XXXXXX") || return 0
+        if mkfifo -m 600 "$d/in"; then
+          closer < "$d/in" &
+          exec 4> "$d/in"
+          waiting=1
+          printf 'warm %s\\n' "${session%% *}" >&4
+        fi
+        rm -rf "$d"
+      }
       session=
       while read -r word rest; do
         case $word in
           done) exit 0 ;;
           group) g=$rest; kill -s CONT -- "-$g" ;;
-          session) session=$rest ;;
+          session) session=$rest; [ -n "$waiting" ] || prestart ;;
         esac
       done
       if [ -z "$g" ]; then
@@ -90,8 +114,11 @@ final class Reaper {
         alive && exit 0
       fi
       [ -n "$session" ] || exit 0
-      printf '%s\\n' "$session" | "$AMLEASE_REAPER_JAVA" -Xshare:auto -XX:TieredStopAtLevel=1 \\
-        -XX:+UseSerialGC -Xmx64m -cp "$AMLEASE_REAPER_CLASSPATH" io.amlease.process.SessionCloser
+      # The waiting closer, or (if it could not start or has died) a new one.
+      if [ -z "$waiting" ] || ! printf '%s\n' "$session" >&4 2>/dev/null; then
+        printf '%s\n' "$session" | closer
+      fi
+      wait
       exit 0
       """;
 

@@ -39,6 +39,19 @@ public final class ProcessTable {
         .toList();
   }
 
+  /**
+   * The arguments of {@code pid} from {@code /proc/PID/cmdline}, however long (the JDK gives none
+   * for a long command line); empty once the process is gone.
+   */
+  public static List<String> cmdline(long pid) {
+    try {
+      String raw = Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"));
+      return raw.isEmpty() ? List.of() : List.of(raw.split("\0"));
+    } catch (IOException e) {
+      return List.of();
+    }
+  }
+
   /** The process group of {@code pid} (Linux {@code /proc}); empty once the process is gone. */
   public static OptionalLong pgid(long pid) {
     return statField(pid, 2);
