@@ -15,9 +15,14 @@ final class ChildJvm {
   private ChildJvm() {}
 
   static Process start(Class<?> main, String... args) throws IOException {
+    return start(main.getName(), args);
+  }
+
+  /** The same, for a main class this module does not compile against (amlease-runner's). */
+  static Process start(String main, String... args) throws IOException {
     List<String> cmd = new ArrayList<>(List.of(java(),
         "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-        main.getName()));
+        main));
     cmd.addAll(List.of(args));
     return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
   }
