@@ -49,7 +49,7 @@ record BenchConfig(boolean quick, Path out, long seed, Duration sessionTimeout, 
 
   /** Under five minutes on two cores: T = 4 s, a few trials each, 50 leases. */
   static BenchConfig quick(Path out, long seed) {
-    return new BenchConfig(true, out, seed, Duration.ofSeconds(4), 3, 2, 3, 1, 2,
+    return new BenchConfig(true, out, seed, Duration.ofSeconds(4), 3, 2, 10, 1, 2,
         Duration.ofSeconds(20), 50, Duration.ofSeconds(5), List.of(Contender.values()),
         EnumSet.allOf(Scenario.class));
   }

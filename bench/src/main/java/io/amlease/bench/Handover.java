@@ -10,10 +10,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Scenario 3: the holder releases cleanly; how long until the waiting contender acts. A handover
  * takes milliseconds, so the contenders take turns (one handover each per round) instead of running
  * at once as in the other scenarios: on two cores, side by side, each would measure the others'
- * CPU use. The first {@link #WARM_UP} rounds warm up the JIT and are not counted.
+ * CPU use. The first rounds (as many as the trials, at most {@link #WARM_UP}) warm up the JIT
+ * and are not counted.
  */
 final class Handover {
-  static final int WARM_UP = 3;
+  static final int WARM_UP = 10;
   private static final AtomicInteger PATHS = new AtomicInteger();
 
   private Handover() {}
@@ -27,7 +28,8 @@ final class Handover {
   static Map<Contender, ScenarioResult> run(BenchConfig cfg, ZkServer server) throws Exception {
     Map<Contender, Tally> tallies = new LinkedHashMap<>();
     cfg.contenders().forEach(c -> tallies.put(c, new Tally()));
-    for (int round = -WARM_UP; round < cfg.handoverTrials(); round++) {
+    int warmUp = Math.min(WARM_UP, cfg.handoverTrials());
+    for (int round = -warmUp; round < cfg.handoverTrials(); round++) {
       for (Contender c : cfg.contenders()) {
         Map<String, Object> d = once(cfg, server, c);
         if (round >= 0) {
