@@ -39,6 +39,15 @@ public final class ExitCodes {
       stopped with it, also when hold itself is killed. On SIGTERM/SIGINT hold forwards
       the signal to that group, releases the lease and exits with COMMAND's status.""";
 
+  static final String PUBLISH_TABLE = """
+      Exit status:
+        0    published; the leader info as written is printed
+        64   bad flags or endpoints, or no epoch/token (flag or environment)
+        65   malformed leader info in ZooKeeper
+        69   ZooKeeper unreachable within --connect-timeout
+        75   the term is over (a newer holder, or no holder): nothing was written
+        77   ZooKeeper denied access to the lease nodes (ACL)""";
+
   static final String LEADER_TABLE = """
       Exit status:
         0    a leader was printed (or --watch ended by a signal)

@@ -13,6 +13,7 @@ public final class Main {
       Commands:
         hold     wait for a lease, run a command while holding it, stop it when the lease is lost
         leader   print the current holder of a lease (--watch: every change)
+        publish  from COMMAND or a master: add its endpoints to the leader info, fenced by its term
         submit   (bin/amlease) run a command as a long-running YARN application under the lease
         status   (bin/amlease) YARN state, attempts and the lease's leader of an application
         kill     (bin/amlease) kill an application and wait until it is KILLED
@@ -37,12 +38,15 @@ public final class Main {
       return switch (args[0]) {
         case "hold" -> new HoldCommand(out, err).run(rest);
         case "leader" -> new LeaderCommand(out, err).run(rest);
+        case "publish" -> new PublishCommand(out, err, System::getenv).run(rest);
         case "-h", "--help", "help" -> {
           out.print(USAGE);
           out.println();
           out.print(new HoldCommand(out, err).help());
           out.println();
           out.print(new LeaderCommand(out, err).help());
+          out.println();
+          out.print(new PublishCommand(out, err, System::getenv).help());
           yield ExitCodes.OK;
         }
         default -> {

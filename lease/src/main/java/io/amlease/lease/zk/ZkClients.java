@@ -71,6 +71,17 @@ public final class ZkClients {
   }
 
   /**
+   * A client for a writer that is not the holder ({@link Endpoints}): authenticated with
+   * {@code credentials} when the lease's nodes have an ACL.
+   */
+  public static CuratorFramework connectWriter(String connectString, Duration connectionTimeout,
+      java.util.Optional<io.amlease.lease.DigestCredentials> credentials)
+      throws LeaseException.Unavailable {
+    return connect(connectString, LeaseConfig.DEFAULT_SESSION_TIMEOUT, connectionTimeout, null,
+        credentials.map(c -> List.of(LeaseAcl.authInfo(c))).orElse(List.of()));
+  }
+
+  /**
    * Runs {@code close} (a session close, and whatever must precede it) on a daemon thread and waits
    * at most {@code wait} for it. Over a link that is still open but silent, ZooKeeper's close waits
    * for the close-session answer until the client gives up on the connection (up to 2T/3); whoever

@@ -1,0 +1,144 @@
+package io.amlease.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.amlease.lease.Epoch;
+import io.amlease.lease.zk.ZkServers;
+import io.amlease.process.ProcessTable;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code amlease publish}: COMMAND under a real {@code hold} publishes its endpoints with nothing but
+ * its environment; a superseded term's publish is refused by ZooKeeper and writes nothing.
+ */
+class PublishCommandTest {
+  private static final Duration SOON = Duration.ofSeconds(30);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private static TestingServer server;
+
+  @TempDir Path dir;
+  private String lease;
+
+  @BeforeAll
+  static void startZooKeeper() throws Exception {
+    server = ZkServers.standalone();
+  }
+
+  @AfterAll
+  static void stopZooKeeper() throws Exception {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @BeforeEach
+  void leasePerTest(TestInfo info) {
+    lease = "/cli-publish/" + info.getTestMethod().orElseThrow().getName();
+  }
+
+  @Test
+  void commandUnderHoldPublishesItsEndpointsFromItsEnvironmentAlone() throws Exception {
+    String marker = ProcessTable.marker();
+    Map<String, String> env = Map.of("PUBLISH_JAVA",
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "PUBLISH_CP", System.getProperty("java.class.path"));
+    try (HoldProcess hold = HoldProcess.start(dir, "a", env, "hold", "--zk",
+        server.getConnectString(), "--lease", lease, "--id", "a", "--", "sh", "-c",
+        "\"$PUBLISH_JAVA\" -cp \"$PUBLISH_CP\" io.amlease.cli.Main publish rpc=127.0.0.1:7000 "
+            + "http=http://127.0.0.1:8080/ > published 2>&1; echo $? > status; exec sleep "
+            + marker)) {
+      await().atMost(SOON).failFast(() -> !hold.isAlive())
+          .until(() -> Files.exists(dir.resolve("status")));
+      assertThat(Files.readString(dir.resolve("status")).trim())
+          .as(Files.readString(dir.resolve("published"))).isEqualTo("0");
+
+      JsonNode info = leaderJson();
+      assertThat(info.path("epoch").asLong()).isEqualTo(1);
+      assertThat(info.path("holder").asText()).isEqualTo("a");
+      assertThat(info.path("urls").path("rpc").asText()).isEqualTo("127.0.0.1:7000");
+      assertThat(info.path("urls").path("http").asText()).isEqualTo("http://127.0.0.1:8080/");
+    } finally {
+      ProcessTable.sleeping(marker).forEach(ProcessHandle::destroyForcibly);
+    }
+  }
+
+  @Test
+  void aSupersededTermPublishesNothingAndExits75() throws Exception {
+    Epoch first;
+    try (LeaseHolder a = LeaseHolder.start(server.getConnectString(), lease, "a")) {
+      first = a.awaitGrant(SOON).epoch();
+      assertThat(publish(first, "rpc=a:1").exitCode()).isZero();
+    }
+    try (LeaseHolder b = LeaseHolder.start(server.getConnectString(), lease, "b")) {
+      Epoch second = b.awaitGrant(SOON).epoch();
+      assertThat(second.value()).isEqualTo(2);
+
+      InProcess.Result stale = publish(first, "rpc=a:1");
+      assertThat(stale.exitCode()).as(stale.err()).isEqualTo(ExitCodes.LEASE_LOST);
+      assertThat(stale.err()).contains("epoch 1");
+      // Epoch 1's token with epoch 2's number: ZooKeeper's check on <lease>/epoch refuses it.
+      InProcess.Result forged = publish(new Epoch(2, first.token()), "rpc=a:1");
+      assertThat(forged.exitCode()).as(forged.err()).isEqualTo(ExitCodes.LEASE_LOST);
+      assertThat(forged.err()).contains("superseded");
+      assertThat(leaderJson().path("urls").size()).as("b's leader info untouched").isZero();
+
+      InProcess.Result current = publish(second, "rpc=b:2");
+      assertThat(current.exitCode()).as(current.err()).isZero();
+      assertThat(leaderJson().path("urls").path("rpc").asText()).isEqualTo("b:2");
+      assertThat(leaderJson().path("epoch").asLong()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void badEndpointsAndAMissingEpochAreUsageErrorsThatNameWhatIsWrong() {
+    InProcess.Result none = InProcess.run("publish", "--zk", server.getConnectString(), "--lease",
+        lease, "--epoch", "1", "--token", "1");
+    assertThat(none.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(none.err()).contains("no endpoint");
+
+    InProcess.Result noEquals = InProcess.run("publish", "--zk", server.getConnectString(),
+        "--lease", lease, "--epoch", "1", "--token", "1", "rpc");
+    assertThat(noEquals.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(noEquals.err()).contains("'rpc' is not NAME=URL");
+
+    InProcess.Result noEpoch = InProcess.run("publish", "--zk", server.getConnectString(),
+        "--lease", lease, "--token", "1", "rpc=x:1");
+    assertThat(noEpoch.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(noEpoch.err()).contains("--epoch is required").contains("AMLEASE_EPOCH");
+
+    InProcess.Result badToken = InProcess.run("publish", "--zk", server.getConnectString(),
+        "--lease", lease, "--epoch", "1", "--token", "x", "rpc=x:1");
+    assertThat(badToken.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(badToken.err()).contains("--token");
+  }
+
+  private InProcess.Result publish(Epoch e, String... endpoints) {
+    String[] head = {"publish", "--zk", server.getConnectString(), "--lease", lease, "--epoch",
+        Long.toString(e.value()), "--token", Integer.toString(e.token())};
+    String[] args = new String[head.length + endpoints.length];
+    System.arraycopy(head, 0, args, 0, head.length);
+    System.arraycopy(endpoints, 0, args, head.length, endpoints.length);
+    return InProcess.run(args);
+  }
+
+  private JsonNode leaderJson() throws Exception {
+    InProcess.Result r = InProcess.run("leader", "--zk", server.getConnectString(), "--lease", lease,
+        "--json");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    return JSON.readTree(r.out());
+  }
+}
