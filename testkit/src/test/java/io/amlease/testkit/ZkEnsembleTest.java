@@ -81,9 +81,13 @@ class ZkEnsembleTest {
                 quorumLinks += viaQuorumProxies;
                 electionLinks += viaElectionProxies;
             }
-            // One per follower, and one per pair of servers: the links exist, through proxies.
+            // One per follower, through proxies. Election links: one per pair of servers that
+            // voted to each other, at least two of the three pairs. Not always all: ZooKeeper opens
+            // them lazily, and a restarted server whose first link to a peer failed (e.g. the peer's
+            // call-back came before it listened) joins through the other peer and never sends on
+            // that link again.
             assertThat(quorumLinks).isEqualTo(2);
-            assertThat(electionLinks).isEqualTo(3);
+            assertThat(electionLinks).isBetween(2L, 3L);
         });
     }
 
