@@ -2,6 +2,7 @@ package io.amlease.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.amlease.demo.SampleApp.MasterLine;
+import io.amlease.demo.SampleApp.WorkerLink;
 import io.amlease.demo.SampleApp.WorkerStart;
 import io.amlease.lease.LeaderInfo;
 import io.amlease.testkit.FaultProxy;
@@ -62,6 +63,7 @@ final class PartitionStep {
     say.say("%s: the AM's ZooKeeper path goes silent and stays so (grace %s, T %s)", NAME,
         Narrator.secs(grace), Narrator.secs(Timeline.SESSION_TIMEOUT));
     long t0 = System.nanoTime();
+    long cutMillis = System.currentTimeMillis();
     proxy.silent();
     newLeader = watchUntilEpoch2(t0, leader, master1, am1);
     Duration epoch2 = since(t0);
@@ -109,11 +111,25 @@ final class PartitionStep {
         adopted ? "adopted both workers: same containers, same pids" : "did NOT adopt the workers",
         status.at("/workers/running").asInt(), Narrator.secs(gap));
 
+    // The workers find the new master through the leader info by themselves.
+    List<WorkerLink> relinked = poll.until(NAME, "the workers to reconnect to the master of epoch 2",
+        Duration.ofSeconds(60), () -> app.allLinkedTo(2, workers));
+    Duration reconnected = Duration.ofMillis(relinked.stream()
+        .mapToLong(l -> l.at().toEpochMilli()).max().orElseThrow() - cutMillis);
+    c.check(app.workerLinks().stream().noneMatch(l -> l.epoch() == 1
+        && l.at().toEpochMilli() >= firstOfEpoch2), "a worker connected to the master of epoch 1 "
+            + "after the master of epoch 2 had started");
+    say.say("  +%s both workers reconnected, by themselves, to the master of epoch 2 at %s=%s",
+        Narrator.secs(reconnected), DemoEndpoint.NAME, observer.leader()
+            .map(l -> l.urls().get(DemoEndpoint.NAME)).orElse("?"));
+
     String observed = String.format(Locale.ROOT, "revoked +%s, master stopped +%s, AM exit +%s, "
-        + "session end +%s, epoch 2 +%s, %s, gap %s", at(revoked), at(masterStopped), at(amExited),
-        at(sessionEnded), at(epoch2), adopted ? workers.size() + "/" + workers.size() + " adopted"
-            : "NOT adopted", Narrator.secs(gap));
-    String expected = "attempt 1 quits before its session ends; epoch 2; workers adopted";
+        + "session end +%s, epoch 2 +%s, %s, gap %s, reconnected +%s", at(revoked),
+        at(masterStopped), at(amExited), at(sessionEnded), at(epoch2), adopted ? workers.size()
+            + "/" + workers.size() + " adopted" : "NOT adopted", Narrator.secs(gap),
+        Narrator.secs(reconnected));
+    String expected = "attempt 1 quits before its session ends; epoch 2; workers adopted and "
+        + "reconnected";
     if (!c.allOk()) {
       say.say("  NOT as designed: %s", c.problems());
       return StepResult.failed(NAME, expected, observed, since(t0), c.problems());

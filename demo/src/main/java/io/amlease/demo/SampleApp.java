@@ -17,9 +17,12 @@ import org.apache.hadoop.yarn.api.records.ApplicationId;
 
 /**
  * The sample application: a master that prints its epoch every second (and records
- * "epoch millis master-pid am-pid" five times a second) until asked to finish, and workers that
- * record "container-id pid" when they start and then idle. The records live in a local directory:
- * in a MiniYARNCluster every container runs on this machine.
+ * "epoch millis master-pid am-pid" five times a second) until asked to finish, and serves workers
+ * on an endpoint it publishes in the leader info ({@link DemoEndpoint}); workers that record
+ * "container-id pid" when they start, then find the master through the leader info, connect, and
+ * reconnect to the next master after a failover, recording "container-id epoch millis" for each
+ * connection ({@link DemoWorker}). The records live in a local directory: in a MiniYARNCluster
+ * every container runs on this machine, with this JVM's java and class path.
  */
 final class SampleApp {
   static final String NAME = "amlease-demo";
@@ -32,8 +35,12 @@ final class SampleApp {
   /** One worker start: its container and its process. */
   record WorkerStart(String containerId, long pid) {}
 
+  /** A worker connected to the master of {@code epoch} at {@code at}. */
+  record WorkerLink(String containerId, long epoch, Instant at) {}
+
   private final Path masterRecord;
   private final Path workerRecord;
+  private final Path linkRecord;
   private final Path stopFile;
   private final Path script;
   private final Path workerScript;
@@ -41,6 +48,7 @@ final class SampleApp {
   private SampleApp(Path dir) {
     masterRecord = dir.resolve("master.record");
     workerRecord = dir.resolve("workers.record");
+    linkRecord = dir.resolve("workers.links");
     stopFile = dir.resolve("finish");
     script = dir.resolve("master.sh");
     workerScript = dir.resolve("worker.sh");
@@ -50,7 +58,9 @@ final class SampleApp {
     Files.createDirectories(dir);
     SampleApp app = new SampleApp(dir);
     Files.writeString(app.script, String.join("\n",
-        "# amlease demo master: prints its epoch every second until asked to finish.",
+        "# amlease demo master: prints its epoch every second until asked to finish; its endpoint",
+        "# (in the background, in the master's process group) serves the workers.",
+        java() + " io.amlease.demo.DemoEndpoint &",
         "i=0",
         "while [ ! -e " + app.stopFile + " ]; do",
         "  if [ $((i % 5)) -eq 0 ]; then echo \"master: epoch $AMLEASE_EPOCH\"; fi",
@@ -63,11 +73,18 @@ final class SampleApp {
     // A script rather than an inline command: the NodeManager's launch script wraps the command in
     // double quotes without escaping, so quotes and $$ inside it would be the launcher's.
     Files.writeString(app.workerScript, String.join("\n",
-        "# amlease demo worker: records its container and pid, then idles until stopped.",
+        "# amlease demo worker: records its container and pid, then follows the master.",
         "echo \"$CONTAINER_ID $$\" >> " + app.workerRecord,
-        "exec sleep infinity",
+        "exec " + java() + " io.amlease.demo.DemoWorker " + app.linkRecord,
         ""));
     return app;
+  }
+
+  /** This JVM's java and class path, small and C1-only: every container runs on this machine. */
+  private static String java() {
+    return "'" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -Xmx32m "
+        + "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp '" + System.getProperty("java.class.path")
+        + "'";
   }
 
   /**
@@ -118,6 +135,29 @@ final class SampleApp {
       }
     }
     return starts;
+  }
+
+  List<WorkerLink> workerLinks() throws IOException {
+    List<WorkerLink> links = new ArrayList<>();
+    for (String[] f : fields(linkRecord)) {
+      if (f.length == 3) {
+        links.add(new WorkerLink(f[0], Long.parseLong(f[1]),
+            Instant.ofEpochMilli(Long.parseLong(f[2]))));
+      }
+    }
+    return links;
+  }
+
+  /**
+   * The connections to the master of {@code epoch}, once every worker in {@code workers} has
+   * made one; empty until then.
+   */
+  java.util.Optional<List<WorkerLink>> allLinkedTo(long epoch, List<WorkerStart> workers)
+      throws IOException {
+    List<WorkerLink> links = workerLinks().stream().filter(l -> l.epoch() == epoch).toList();
+    boolean all = workers.stream().allMatch(w -> links.stream()
+        .anyMatch(l -> l.containerId().equals(w.containerId())));
+    return all ? java.util.Optional.of(links) : java.util.Optional.empty();
   }
 
   /** Complete lines only: a writer may be half-way through the last one. */

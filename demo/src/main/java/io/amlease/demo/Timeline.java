@@ -61,6 +61,12 @@ final class Timeline {
     });
     JsonNode status = poll.until(step, "the AM to report 2 workers running", Duration.ofSeconds(30),
         () -> observer.status(leader).filter(s -> s.at("/workers/running").asInt() == 2));
+    List<WorkerStart> started = workers;
+    poll.until(step, "both workers to connect to the master's endpoint", Duration.ofSeconds(60),
+        () -> app.allLinkedTo(1, started));
+    String rpc = observer.leader().map(l -> l.urls().get(DemoEndpoint.NAME)).orElse("?");
+    say.say("the master published %s=%s in the leader info; both workers found it there and "
+        + "connected", DemoEndpoint.NAME, rpc);
     MasterLine master = poll.until(step, "the master's first line", Duration.ofSeconds(30),
         () -> last(app.masterLines()));
     grace = Duration.ofMillis(status.at("/lease/grace_ms").asLong());

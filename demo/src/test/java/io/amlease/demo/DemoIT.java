@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code demo/run.sh} end to end, as a user runs it: exit 0, the summary shows no restart on the
- * blips and a failover to epoch 2 with adopted workers, and nothing it started is left behind.
+ * blips and a failover to epoch 2 with adopted workers that reconnect to the new master by
+ * themselves (through the endpoint it published), and nothing it started is left behind.
  * About a minute here.
  */
 class DemoIT {
@@ -40,7 +41,10 @@ class DemoIT {
       List<String> rows = output.lines().filter(l -> l.contains(" | ")).toList();
       assertThat(row(rows, "blip: silent")).contains("0 restarts, epoch 1, attempt 1").endsWith("ok");
       assertThat(row(rows, "blip: reset")).contains("0 restarts, epoch 1, attempt 1").endsWith("ok");
-      assertThat(row(rows, "partition > grace")).contains("epoch 2", "2/2 adopted").endsWith("ok");
+      assertThat(row(rows, "partition > grace")).contains("epoch 2", "2/2 adopted", "reconnected +")
+          .endsWith("ok");
+      assertThat(output).contains("both workers found it there and connected")
+          .contains("both workers reconnected, by themselves, to the master of epoch 2");
       assertThat(row(rows, "clean finish")).contains("FINISHED/SUCCEEDED").endsWith("ok");
       assertThat(output).contains("0 leftover process(es) killed, work directory removed");
       assertThat(demoWorkDirs()).as("work directories left behind").isEqualTo(before);
