@@ -8,9 +8,9 @@ import java.time.Duration;
  * own log, JSON event log and {@link LeaseStats} are observers too; the state machine calls each
  * event once and knows nothing of what is done with it.
  *
- * <p>Called on the lease's threads, {@code granted} and {@code revoked} under its lock (so that an
- * observer sees a term's edges in order, like a {@link LeaseListener}): return quickly and never
- * block. An observer that throws is logged and skipped; it cannot break the lease. Unlike a
+ * <p>Called on the lease's threads, ZooKeeper's event thread among them, {@code granted} and
+ * {@code revoked} under its lock (so that an observer sees a term's edges in order, like a
+ * {@link LeaseListener}): return quickly and never block, or the session's callbacks wait too. An observer that throws is logged and skipped; it cannot break the lease. Unlike a
  * {@link LeaseListener}, an observer is not told to stop acting: it only watches.
  */
 public interface LeaseObserver {

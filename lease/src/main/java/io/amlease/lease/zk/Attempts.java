@@ -43,8 +43,13 @@ final class Attempts implements AutoCloseable {
       }
       running = true;
     }
-    if (fast == null || !fast.getAsBoolean()) {
-      runFull();
+    boolean started = false;
+    try {
+      started = fast != null && fast.getAsBoolean();
+    } finally {
+      if (!started) {
+        runFull(); // Also when fast threw: the slot is ours, and only an attempt gives it back.
+      }
     }
   }
 

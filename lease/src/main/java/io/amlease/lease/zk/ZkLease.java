@@ -36,8 +36,12 @@ import org.slf4j.LoggerFactory;
  * {@link LeaseNodes} creates and checks the nodes, and observers ({@link LeaseLog},
  * {@link EventLog}, {@link LeaseStats}, the caller's own) log and count.
  *
- * <p>Threads: the election's worker acquires; the clock's timer thread runs renewals and the
- * watchdog; an event thread runs listener callbacks. No ZooKeeper call is made under a lock.
+ * <p>Threads: the first attempt after the latch says leader sends its multi from the latch's
+ * callback (ZooKeeper's event thread, under the latch's own monitor; asynchronously) and is granted
+ * on that thread; every other attempt runs on the election's worker. The clock's timer thread runs
+ * renewals and the watchdog; an event thread runs listener callbacks. Observers are told under the
+ * lock of {@link Terms}, on whichever of these threads made the change, so they must not block. No
+ * blocking ZooKeeper call is made under a lock.
  */
 public final class ZkLease implements Lease {
   private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
