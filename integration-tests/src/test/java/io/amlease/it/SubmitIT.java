@@ -212,14 +212,18 @@ class SubmitIT {
 
   /**
    * {@code --acl-credentials} names a file on the client's machine; the AM gets a private copy.
-   * The client's file is gone before the AM starts, as it would be on any other node.
+   * The client's file is gone before the AM starts, as it would be on any other node. The master
+   * publishes its endpoint with {@code $AMLEASE_PUBLISH}, which carries that copy.
    */
   @Test
   void aclCredentialsReachTheAmAsItsOwnCopy() throws Exception {
     Path creds = dir.resolve("zk-creds");
     Files.writeString(creds, "amlease-it:s3cret\n");
     Path script = dir.resolve("forever.sh");
-    Files.writeString(script, "exec sleep 600\n");
+    Path published = dir.resolve("published");
+    // The master publishes its endpoint as the README says, through the lease's ACL.
+    Files.writeString(script, "$AMLEASE_PUBLISH rpc=127.0.0.1:7000 > " + published
+        + " 2>&1\nexec sleep 600\n");
     String lease = "/amlease/it-acl";
     Run run = submit("--name", "it-acl", "--zk", cluster.zkConnect(), "--acl-credentials",
         creds.toString(), "--session-timeout", "6s", "--stop-timeout", "1s", "--am-memory", "256",
@@ -231,6 +235,11 @@ class SubmitIT {
       LeaderInfo leader = await().atMost(Duration.ofSeconds(60)).until(
           () -> reader.current().orElse(null), java.util.Objects::nonNull);
       assertThat(leader.epoch()).isEqualTo(1);
+      LeaderInfo withEndpoint = await().atMost(Duration.ofSeconds(60)).until(
+          () -> reader.current().orElse(null), l -> l != null && l.urls().containsKey("rpc"));
+      assertThat(withEndpoint.urls().get("rpc")).as("%s", published).isEqualTo("127.0.0.1:7000");
+      assertThat(withEndpoint.urls()).containsKey("tracking");
+      assertThat(withEndpoint.epoch()).isEqualTo(1);
     }
     assertThat(cluster.zk().getACL().forPath(lease)).anySatisfy(acl -> {
       assertThat(acl.getId().getScheme()).isEqualTo("digest");

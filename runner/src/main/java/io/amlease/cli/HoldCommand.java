@@ -11,6 +11,7 @@ import io.amlease.lease.LeaseState;
 import io.amlease.lease.RevocationReason;
 import io.amlease.lease.zk.ZkLease;
 import io.amlease.process.ChildProcess;
+import io.amlease.process.ThisJvm;
 import io.amlease.process.Signals;
 import io.amlease.status.LeaseReport;
 import io.amlease.status.PrometheusText;
@@ -88,7 +89,8 @@ final class HoldCommand {
   String help() {
     return cli.help("amlease hold --zk CONNECT --lease PATH [options] -- COMMAND [ARGS...]",
         "Waits until it holds the lease, then runs COMMAND with AMLEASE_EPOCH, AMLEASE_EPOCH_TOKEN, "
-            + "AMLEASE_LEASE, AMLEASE_HOLDER and AMLEASE_ZK in its environment. Durations: 500ms, 10s, "
+            + "AMLEASE_LEASE, AMLEASE_HOLDER and AMLEASE_ZK in its environment, and AMLEASE_PUBLISH "
+            + "('$AMLEASE_PUBLISH rpc=host:port' publishes its endpoints). Durations: 500ms, 10s, "
             + "2m, 1h.\n\n", "\n" + ExitCodes.HOLD_TABLE);
   }
 
@@ -227,7 +229,9 @@ final class HoldCommand {
           "AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token()),
           "AMLEASE_LEASE", config.leasePath(),
           "AMLEASE_HOLDER", config.holderId(),
-          "AMLEASE_ZK", config.connectString()), stopTimeout);
+          "AMLEASE_ZK", config.connectString(),
+          "AMLEASE_PUBLISH", ThisJvm.publishCommand(config.aclCredentials()
+              .map(io.amlease.lease.DigestCredentials::file).orElse(null))), stopTimeout);
     } catch (IOException e) {
       err.println("amlease hold: cannot run " + e.getMessage());
       return ExitCodes.CANNOT_EXECUTE;

@@ -1,11 +1,9 @@
 package io.amlease.process;
 
 import io.amlease.lease.zk.TermSession;
-import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -148,9 +146,8 @@ final class Reaper {
         .redirectInput(ProcessBuilder.Redirect.PIPE)
         .redirectOutput(ProcessBuilder.Redirect.DISCARD)
         .redirectError(ProcessBuilder.Redirect.DISCARD);
-    pb.environment().put("AMLEASE_REAPER_JAVA",
-        ProcessHandle.current().info().command().orElse("java"));
-    pb.environment().put("AMLEASE_REAPER_CLASSPATH", absoluteClassPath());
+    pb.environment().put("AMLEASE_REAPER_JAVA", ThisJvm.java());
+    pb.environment().put("AMLEASE_REAPER_CLASSPATH", ThisJvm.absoluteClassPath());
     Process p = pb.start();
     try {
       ProcessGroup.ledBy(p, setsidWithin);
@@ -194,18 +191,6 @@ final class Reaper {
       pipe.write(("group " + g.id() + "\n").getBytes(StandardCharsets.US_ASCII));
       pipe.flush();
     }
-  }
-
-  /**
-   * The session closer runs from wherever the reaper is when this JVM is gone: relative class
-   * path entries (a YARN container's) would then resolve against nothing reliable.
-   */
-  private static String absoluteClassPath() {
-    return java.util.Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-        .filter(e -> !e.isEmpty())
-        .map(e -> e.endsWith("*") ? Path.of(e.substring(0, e.length() - 1)).toAbsolutePath() + "/*"
-            : Path.of(e).toAbsolutePath().toString())
-        .collect(java.util.stream.Collectors.joining(File.pathSeparator));
   }
 
   /**

@@ -11,7 +11,6 @@ import io.amlease.process.ProcessTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,6 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
 class PublishCommandTest {
   private static final Duration SOON = Duration.ofSeconds(30);
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** README.md, "amlease publish". */
+  private static final String README_LINE =
+      "$AMLEASE_PUBLISH rpc=$(hostname -f):7000 http=http://$(hostname -f):8080/";
 
   private static TestingServer server;
 
@@ -53,24 +55,23 @@ class PublishCommandTest {
   @Test
   void commandUnderHoldPublishesItsEndpointsFromItsEnvironmentAlone() throws Exception {
     String marker = ProcessTable.marker();
-    Map<String, String> env = Map.of("PUBLISH_JAVA",
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "PUBLISH_CP", System.getProperty("java.class.path"));
-    try (HoldProcess hold = HoldProcess.start(dir, "a", env, "hold", "--zk",
-        server.getConnectString(), "--lease", lease, "--id", "a", "--", "sh", "-c",
-        "\"$PUBLISH_JAVA\" -cp \"$PUBLISH_CP\" io.amlease.cli.Main publish rpc=127.0.0.1:7000 "
-            + "http=http://127.0.0.1:8080/ > published 2>&1; echo $? > status; exec sleep "
-            + marker)) {
+    String host = new String(new ProcessBuilder("hostname", "-f").start().getInputStream()
+        .readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+    // The README's line, verbatim: $AMLEASE_PUBLISH, unquoted, is the command.
+    try (HoldProcess hold = HoldProcess.start(dir, "a", "hold", "--zk",
+        server.getConnectString(), "--lease", lease, "--id", "a", "--stop-timeout", "1s", "--",
+        "sh", "-c", README_LINE + " > published 2>&1; echo $? > status; exec sleep " + marker)) {
       await().atMost(SOON).failFast(() -> !hold.isAlive())
           .until(() -> Files.exists(dir.resolve("status")));
       assertThat(Files.readString(dir.resolve("status")).trim())
           .as(Files.readString(dir.resolve("published"))).isEqualTo("0");
+      assertThat(hold.isAlive()).as(hold::describe).isTrue();
 
       JsonNode info = leaderJson();
       assertThat(info.path("epoch").asLong()).isEqualTo(1);
       assertThat(info.path("holder").asText()).isEqualTo("a");
-      assertThat(info.path("urls").path("rpc").asText()).isEqualTo("127.0.0.1:7000");
-      assertThat(info.path("urls").path("http").asText()).isEqualTo("http://127.0.0.1:8080/");
+      assertThat(info.path("urls").path("rpc").asText()).isEqualTo(host + ":7000");
+      assertThat(info.path("urls").path("http").asText()).isEqualTo("http://" + host + ":8080/");
     } finally {
       ProcessTable.sleeping(marker).forEach(ProcessHandle::destroyForcibly);
     }

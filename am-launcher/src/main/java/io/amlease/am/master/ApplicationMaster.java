@@ -3,6 +3,7 @@ package io.amlease.am.master;
 import io.amlease.am.AmSettings;
 import io.amlease.process.ChildProcess;
 import io.amlease.process.Signals;
+import io.amlease.process.ThisJvm;
 import io.amlease.status.StatusServer;
 import io.amlease.lease.Epoch;
 import io.amlease.lease.LeaderDetails;
@@ -369,7 +370,9 @@ public final class ApplicationMaster {
     Map<String, String> env = new HashMap<>(settings.env());
     env.putAll(attemptEnv());
     env.putAll(Map.of("AMLEASE_EPOCH", Long.toString(epoch.value()),
-        "AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token())));
+        "AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token()),
+        "AMLEASE_PUBLISH", ThisJvm.publishCommand(config.aclCredentials()
+            .map(io.amlease.lease.DigestCredentials::file).orElse(null))));
     ChildProcess child = ChildProcess.start(settings.masterCommand(), env, config.stopTimeout());
     LOG.info("epoch {}: master command {} running (pid {})", epoch.value(), settings.masterCommand(),
         child.pid());
