@@ -60,7 +60,8 @@ final class SampleApp {
     Files.writeString(app.script, String.join("\n",
         "# amlease demo master: prints its epoch every second until asked to finish; its endpoint",
         "# (in the background, in the master's process group) serves the workers.",
-        java() + " io.amlease.demo.DemoEndpoint &",
+        java() + " io.amlease.demo.DemoEndpoint " + dir + " &",
+        "trap 'kill $! 2>/dev/null' EXIT",
         "i=0",
         "while [ ! -e " + app.stopFile + " ]; do",
         "  if [ $((i % 5)) -eq 0 ]; then echo \"master: epoch $AMLEASE_EPOCH\"; fi",
@@ -82,7 +83,7 @@ final class SampleApp {
 
   /** This JVM's java and class path, small and C1-only: every container runs on this machine. */
   private static String java() {
-    return "'" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -Xmx32m "
+    return "'" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -Xmx64m "
         + "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp '" + System.getProperty("java.class.path")
         + "'";
   }

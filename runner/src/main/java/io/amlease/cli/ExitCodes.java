@@ -43,8 +43,9 @@ public final class ExitCodes {
       Exit status:
         0    published; the leader info as written is printed
         64   bad flags or endpoints, or no epoch/token (flag or environment)
-        65   malformed leader info in ZooKeeper
+        65   malformed leader info, or a damaged lease (no epoch node)
         69   ZooKeeper unreachable within --connect-timeout
+        70   internal error
         75   the term is over (a newer holder, or no holder): nothing was written
         77   ZooKeeper denied access to the lease nodes (ACL)""";
 

@@ -70,25 +70,33 @@ final class PublishCommand {
       for (String a : parsed.arguments()) {
         int eq = a.indexOf('=');
         String name = eq < 0 ? a : a.substring(0, eq);
-        if (eq < 0 || !Endpoints.NAME.matcher(name).matches() || eq == a.length() - 1) {
+        if (eq < 0 || !Endpoints.NAME.matcher(name).matches() || a.substring(eq + 1).isBlank()) {
           throw new CommandLines.UsageException("endpoint '" + a + "' is not NAME=URL (NAME: "
-              + Endpoints.NAME.pattern() + ", URL not empty)");
+              + Endpoints.NAME.pattern() + ", URL not blank)");
         }
         urls.put(name, a.substring(eq + 1));
       }
       if (urls.isEmpty()) {
         throw new CommandLines.UsageException("no endpoint given: name at least one NAME=URL");
       }
+      Map<String, String> given = cli.keys(cl);
+      // The term's epoch and token come from the environment only with its lease: tokens repeat
+      // across leases (epoch N has token N on most), so another lease needs its own.
+      boolean ownLease = !given.containsKey(LeaseConfig.CONNECT)
+          && !given.containsKey(LeaseConfig.LEASE_PATH);
       Map<String, String> keys = new LinkedHashMap<>();
       orEnv(keys, LeaseConfig.CONNECT, ENV_ZK);
       orEnv(keys, LeaseConfig.LEASE_PATH, ENV_LEASE);
-      keys.putAll(cli.keys(cl));
+      keys.putAll(given);
       try {
         config = LeaseConfig.fromMap(keys).build();
       } catch (LeaseConfigException e) {
-        throw new CommandLines.UsageException(cli.describe(e));
+        throw new CommandLines.UsageException(cli.describe(e) + (keys.containsKey(
+            LeaseConfig.CONNECT) && keys.containsKey(LeaseConfig.LEASE_PATH) ? ""
+                : " (or $" + ENV_ZK + " and $" + ENV_LEASE + ", which hold and the AM set)"));
       }
-      epoch = new Epoch(number(cl, "epoch", ENV_EPOCH, 1), (int) number(cl, "token", ENV_TOKEN, 0));
+      epoch = new Epoch(number(cl, "epoch", ownLease ? ENV_EPOCH : null, 1),
+          (int) number(cl, "token", ownLease ? ENV_TOKEN : null, 0));
     } catch (CommandLines.UsageException e) {
       err.println("amlease publish: " + e.getMessage());
       err.println("(see amlease publish --help)");
@@ -116,22 +124,25 @@ final class PublishCommand {
     }
   }
 
+  /** {@code --flag}, else {@code $var} (when not null); a whole number within [min, 2^31 - 1]. */
   private long number(CommandLine cl, String flag, String var, long min)
       throws CommandLines.UsageException {
-    String v = cl.hasOption(flag) ? cl.getOptionValue(flag) : env.apply(var);
+    String v = cl.hasOption(flag) ? cl.getOptionValue(flag) : var == null ? null : env.apply(var);
     if (v == null || v.isBlank()) {
-      throw new CommandLines.UsageException("--" + flag + " is required (or $" + var
-          + ", which hold and the AM set for their COMMAND)");
+      throw new CommandLines.UsageException("--" + flag + " is required" + (var == null
+          ? " with --zk or --lease (the environment's term is another lease's)"
+          : " (or $" + var + ", which hold and the AM set for their COMMAND)"));
     }
+    String source = cl.hasOption(flag) ? "--" + flag : "$" + var;
     try {
       long n = Long.parseLong(v.trim());
-      if (n < min || (flag.equals("token") && n > Integer.MAX_VALUE)) {
-        throw new NumberFormatException();
+      if (n < min || n > Integer.MAX_VALUE) {
+        throw new CommandLines.UsageException(source + ": " + n + " is outside [" + min + ", "
+            + Integer.MAX_VALUE + "]");
       }
       return n;
     } catch (NumberFormatException e) {
-      throw new CommandLines.UsageException("--" + flag + " (or $" + var + "): '" + v
-          + "' is not a whole number >= " + min);
+      throw new CommandLines.UsageException(source + ": '" + v + "' is not a whole number");
     }
   }
 }

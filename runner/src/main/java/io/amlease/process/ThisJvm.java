@@ -28,14 +28,26 @@ public final class ThisJvm {
         .collect(Collectors.joining(File.pathSeparator));
   }
 
+  /** System properties a child client needs as this JVM has them: logging, ZooKeeper's TLS/SASL. */
+  private static final List<String> PASSED_ON = List.of("log4j2.configurationFile",
+      "java.security.auth.login.config", "java.security.krb5.conf");
+
   /**
    * {@code amlease publish} as a command prefix for COMMAND or a master, which they run unquoted:
    * {@code $AMLEASE_PUBLISH rpc=host:port} ({@code credentials}: the lease's ACL credentials file,
-   * or null). Paths with spaces are not supported.
+   * or null). A small, C1-only JVM with this one's logging and ZooKeeper client settings (the
+   * {@code zookeeper.*} properties but passwords: a command line is public, so a key store's
+ * password must come from a file or the JAAS set-up).
+   * Paths with spaces are not supported.
    */
   public static String publishCommand(Path credentials) {
-    List<String> words = new java.util.ArrayList<>(List.of(java(), "-cp", absoluteClassPath(),
-        "io.amlease.cli.Main", "publish"));
+    List<String> words = new java.util.ArrayList<>(List.of(java(), "-Xmx64m", "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1"));
+    System.getProperties().stringPropertyNames().stream().sorted()
+        .filter(k -> PASSED_ON.contains(k) || k.startsWith("zookeeper."))
+        .filter(k -> !k.toLowerCase(java.util.Locale.ROOT).contains("password"))
+        .forEach(k -> words.add("-D" + k + "=" + System.getProperty(k)));
+    words.addAll(List.of("-cp", absoluteClassPath(), "io.amlease.cli.Main", "publish"));
     if (credentials != null) {
       words.addAll(List.of("--acl-credentials", credentials.toAbsolutePath().toString()));
     }

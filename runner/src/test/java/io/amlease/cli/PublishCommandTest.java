@@ -11,6 +11,7 @@ import io.amlease.process.ProcessTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -119,12 +120,49 @@ class PublishCommandTest {
     InProcess.Result noEpoch = InProcess.run("publish", "--zk", server.getConnectString(),
         "--lease", lease, "--token", "1", "rpc=x:1");
     assertThat(noEpoch.exitCode()).isEqualTo(ExitCodes.USAGE);
-    assertThat(noEpoch.err()).contains("--epoch is required").contains("AMLEASE_EPOCH");
+    assertThat(noEpoch.err()).contains("--epoch is required with --zk or --lease");
+
+    InProcess.Result blank = InProcess.run("publish", "--zk", server.getConnectString(),
+        "--lease", lease, "--epoch", "1", "--token", "1", "rpc= ");
+    assertThat(blank.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(blank.err()).contains("'rpc= ' is not NAME=URL");
 
     InProcess.Result badToken = InProcess.run("publish", "--zk", server.getConnectString(),
         "--lease", lease, "--epoch", "1", "--token", "x", "rpc=x:1");
     assertThat(badToken.exitCode()).isEqualTo(ExitCodes.USAGE);
     assertThat(badToken.err()).contains("--token");
+  }
+
+  /**
+   * Tokens repeat across leases (epoch N has token N on most), so the environment's epoch and token
+   * (lease A's) must never be used for another lease named on the command line.
+   */
+  @Test
+  void theEnvironmentsTermIsNotUsedForAnotherLease() throws Exception {
+    String other = lease + "-other";
+    try (LeaseHolder a = LeaseHolder.start(server.getConnectString(), lease, "a");
+         LeaseHolder b = LeaseHolder.start(server.getConnectString(), other, "b")) {
+      Epoch ofA = a.awaitGrant(SOON).epoch();
+      b.awaitGrant(SOON);
+      Map<String, String> env = Map.of("AMLEASE_ZK", server.getConnectString(), "AMLEASE_LEASE",
+          lease, "AMLEASE_EPOCH", Long.toString(ofA.value()), "AMLEASE_EPOCH_TOKEN",
+          Integer.toString(ofA.token()));
+      java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+      int exit = new PublishCommand(new java.io.PrintStream(new java.io.ByteArrayOutputStream()),
+          new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8), env::get)
+          .run(new String[] {"--lease", other, "rpc=a:1"});
+      assertThat(exit).isEqualTo(ExitCodes.USAGE);
+      assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+          .contains("--epoch is required with --zk or --lease");
+      InProcess.Result r = InProcess.run("leader", "--zk", server.getConnectString(), "--lease",
+          other, "--json");
+      assertThat(JSON.readTree(r.out()).path("urls").size()).as("b's leader info").isZero();
+
+      int own = new PublishCommand(new java.io.PrintStream(new java.io.ByteArrayOutputStream()),
+          new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8), env::get)
+          .run(new String[] {"rpc=a:1"});
+      assertThat(own).as("with its own lease, the environment is enough").isZero();
+    }
   }
 
   private InProcess.Result publish(Epoch e, String... endpoints) {

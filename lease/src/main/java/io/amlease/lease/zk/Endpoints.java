@@ -1,11 +1,15 @@
 package io.amlease.lease.zk;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.amlease.lease.Epoch;
 import io.amlease.lease.LeaderInfo;
 import io.amlease.lease.LeaseException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
@@ -20,14 +24,19 @@ import org.apache.zookeeper.data.Stat;
  * a process has the term's epoch and token (its environment) but not the holder's session, so the
  * write is a multi fenced by the token (G3) and conditional on the leader node's version, and the
  * leader node must name the term's epoch: a superseded term's endpoints are refused, never written
- * over the newer holder's. Readers ({@link LeaderReader}, {@code amlease leader --json}) see them;
- * after a failover they name the new holder's, once its master publishes them.
+ * over the newer holder's. The read follows a {@code sync}, so a server that lags (or is cut off
+ * from its quorum) cannot make a current term look over. Only {@code urls} changes: every other
+ * field of the leader info is kept as it is, those this version does not know included. Readers
+ * ({@link LeaderReader}, {@code amlease leader --json}) see the endpoints; after a failover they
+ * name the new holder's, once its master publishes them.
  */
 public final class Endpoints {
   /** Endpoint names: what a reader looks up. */
   public static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
   /** Leader info changed by someone else between our read and our write: read and merge again. */
   private static final int ATTEMPTS = 5;
+  private static final Duration SYNC_WITHIN = Duration.ofSeconds(15);
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private Endpoints() {}
 
@@ -37,40 +46,51 @@ public final class Endpoints {
    *
    * @throws LeaseException.NotLeader when the term is over: no leader node, or one of another epoch
    * @throws LeaseException.Fenced when {@code <lease>/epoch} is no longer at the term's token
+   * @throws LeaseException.BadData when the leader info is malformed or the epoch node is missing
    * @throws LeaseException.AccessDenied when the lease's ACL does not admit this client
-   * @throws IllegalArgumentException for a name outside {@link #NAME} or an empty URL
+   * @throws LeaseException.Unavailable when ZooKeeper cannot be reached
+   * @throws IllegalArgumentException for a name outside {@link #NAME} or a blank URL
    */
   public static LeaderInfo publish(CuratorFramework client, String leasePath, Epoch epoch,
       Map<String, String> urls) throws LeaseException {
     urls.forEach((name, url) -> {
       if (!NAME.matcher(name).matches() || url == null || url.isBlank()) {
         throw new IllegalArgumentException("endpoint '" + name + "=" + url + "': the name must match "
-            + NAME.pattern() + " and the URL must not be empty");
+            + NAME.pattern() + " and the URL must not be blank");
       }
     });
     LeasePaths paths = new LeasePaths(leasePath);
+    ZooKeeper zk;
     try {
-      ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+      zk = client.getZookeeperClient().getZooKeeper();
+    } catch (Exception e) {
+      throw new LeaseException.Unavailable("no ZooKeeper connection to publish with: " + e, e);
+    }
+    try {
+      sync(zk, paths.leader());
       for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
         Stat stat = new Stat();
-        LeaderInfo info = LeaderInfo.fromJson(paths.leader(),
-            zk.getData(paths.leader(), false, stat));
+        byte[] data = zk.getData(paths.leader(), false, stat);
+        LeaderInfo info = LeaderInfo.fromJson(paths.leader(), data); // BadData if malformed
         if (info.epoch() != epoch.value()) {
           throw new LeaseException.NotLeader(paths.leader() + " names epoch " + info.epoch()
               + ", not " + epoch.value() + ": the term of epoch " + epoch.value() + " is over");
         }
-        Map<String, String> merged = new TreeMap<>(info.urls());
-        merged.putAll(urls);
-        LeaderInfo updated = new LeaderInfo(info.epoch(), info.holder(), info.host(), info.port(),
-            merged, info.applicationId(), info.attemptId(), info.containerId(), info.sessionId(),
-            info.acquiredAt());
+        ObjectNode tree = (ObjectNode) JSON.readTree(data);
+        ObjectNode merged = tree.has("urls") && tree.get("urls").isObject()
+            ? (ObjectNode) tree.get("urls") : tree.putObject("urls");
+        urls.forEach(merged::put);
+        byte[] updated = JSON.writeValueAsBytes(tree);
         try {
           zk.multi(List.of(Op.check(paths.epoch(), epoch.token()),
-              Op.setData(paths.leader(), updated.toJson(), stat.getVersion())));
-          return updated;
+              Op.setData(paths.leader(), updated, stat.getVersion())));
+          return LeaderInfo.fromJson(paths.leader(), updated);
         } catch (KeeperException e) {
           int failed = Multis.failedOp(e);
-          if (failed == 0) {
+          if (failed == 0 && e.code() == Code.NONODE) {
+            throw new LeaseException.BadData(paths.epoch() + " is missing: the lease is damaged "
+                + "(see \"Repairing a damaged lease\" in the README)");
+          } else if (failed == 0) {
             throw new LeaseException.Fenced(paths.epoch() + " is no longer at token "
                 + epoch.token() + ": epoch " + epoch.value() + " was superseded; nothing written", e);
           } else if (failed != 1 || e.code() != Code.BADVERSION) {
@@ -79,10 +99,10 @@ public final class Endpoints {
           // Changed since our read (another publisher): read and merge again.
         }
       }
-      throw new LeaseException("the leader info of " + leasePath + " changed " + ATTEMPTS
-          + " times while publishing; try again");
+      throw new LeaseException.Unavailable("the leader info of " + leasePath + " changed "
+          + ATTEMPTS + " times while publishing; try again", null);
     } catch (KeeperException.NoNodeException e) {
-      throw new LeaseException.NotLeader("no one holds " + leasePath + " (" + e.getPath()
+      throw new LeaseException.NotLeader("no one holds " + leasePath + " (" + paths.leader()
           + " is missing): the term of epoch " + epoch.value() + " is over");
     } catch (KeeperException.NoAuthException e) {
       throw new LeaseException.AccessDenied("ZooKeeper denied writing " + paths.leader()
@@ -92,11 +112,32 @@ public final class Endpoints {
           + e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new LeaseException("interrupted while publishing to " + paths.leader(), e);
+      throw new LeaseException.Unavailable("interrupted while publishing to " + paths.leader(), e);
     } catch (LeaseException e) {
       throw e;
-    } catch (Exception e) {
-      throw new LeaseException("cannot publish to " + paths.leader() + ": " + e, e);
+    } catch (java.io.IOException e) {
+      throw new LeaseException.BadData("the leader info in " + paths.leader() + " is not a JSON "
+          + "object: " + e.getMessage());
+    } catch (ClassCastException e) {
+      throw new LeaseException.BadData("the leader info in " + paths.leader() + " is not a JSON "
+          + "object");
+    }
+  }
+
+  /** Brings the server this client reads from up to date with the quorum leader. */
+  private static void sync(ZooKeeper zk, String path)
+      throws KeeperException, InterruptedException, LeaseException.Unavailable {
+    CompletableFuture<Integer> synced = new CompletableFuture<>();
+    zk.sync(path, (rc, p, ctx) -> synced.complete(rc), null);
+    Code code;
+    try {
+      code = Code.get(synced.get(SYNC_WITHIN.toMillis(), TimeUnit.MILLISECONDS));
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new LeaseException.Unavailable("ZooKeeper did not answer a sync of " + path + " within "
+          + io.amlease.lease.Durations.format(SYNC_WITHIN), e);
+    }
+    if (code != Code.OK && code != Code.NONODE) {
+      throw KeeperException.create(code, path);
     }
   }
 }
