@@ -64,7 +64,11 @@ final class Timeline {
     List<WorkerStart> started = workers;
     poll.until(step, "both workers to connect to the master's endpoint", Duration.ofSeconds(60),
         () -> app.allLinkedTo(1, started));
-    String rpc = observer.leader().map(l -> l.urls().get(DemoEndpoint.NAME)).orElse("?");
+    // The leader info as the blips must find it again: with the endpoint the master published.
+    leader = poll.until(step, "the master's endpoint in the leader info", Duration.ofSeconds(30),
+        () -> observer.leader().filter(l -> l.epoch() == 1
+            && l.urls().containsKey(DemoEndpoint.NAME)));
+    String rpc = leader.urls().get(DemoEndpoint.NAME);
     say.say("the master published %s=%s in the leader info; both workers found it there and "
         + "connected", DemoEndpoint.NAME, rpc);
     MasterLine master = poll.until(step, "the master's first line", Duration.ofSeconds(30),
