@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * replaces the leader info, checked against our latch node and, for a contender with a generation,
  * against {@code <lease>/generation} (G6) ({@link AcquiringMulti}). A failed attempt is retried
  * with backoff while the latch says leader. One attempt runs at a time ({@link Attempts}): the
- * first from the latch's callback when it needs no read, every other on the election's worker.
+ * first from the latch's callback, or earlier from the {@link Predecessor}'s watch once it deduces
+ * that our latch node is the lowest, when it needs no read; every other on the election's worker.
  */
 final class Election implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
@@ -53,6 +54,7 @@ final class Election implements AutoCloseable {
   private final EpochHint hint;
   private final AcquiringMulti multi;
   private final Attempts attempts;
+  private final Predecessor predecessor;
   private volatile LeaderLatch latch;
 
   Election(LeaseConfig config, LeasePaths paths, LeaseNodes nodes, GenerationGuard generation,
@@ -67,6 +69,8 @@ final class Election implements AutoCloseable {
     this.hint = new EpochHint(paths, owner.campaigning());
     this.multi = multi;
     this.attempts = new Attempts("amlease-lease-" + config.holderId(), this::acquire);
+    this.predecessor = new Predecessor(paths.latch(), this::latchPath, owner.campaigning(),
+        owner.zk(), clock, ours -> attempts.request(() -> sendFast(ours)));
   }
 
   /** Joins the election. Only queues the latch's work on Curator's threads: no ZooKeeper call. */
@@ -76,7 +80,7 @@ final class Election implements AutoCloseable {
     l.addListener(new LeaderLatchListener() {
       @Override
       public void isLeader() {
-        attempts.request(Election.this::sendFast);
+        attempts.request(() -> sendFast(leaderNode()));
       }
 
       @Override
@@ -87,17 +91,19 @@ final class Election implements AutoCloseable {
     latch = l;
     l.start();
     hint.watch(client.getZookeeperClient().getZooKeeper());
+    predecessor.arm();
   }
 
   /**
-   * The first attempt after the latch says leader (G5), sent from the latch's callback: with the
-   * epoch hint it needs no read, so it costs the acquiring multi's round trip and no thread hop.
-   * Asynchronous: the callback thread never waits. False when it cannot be tried here; any failure
-   * hands over to the worker's full attempt, which reads the epoch again and reports errors.
+   * The first attempt once {@code ours} is the lowest latch node (G5): as the latch says leader, or
+   * as soon as the {@link Predecessor} deduces it. Sent from that callback: with the epoch hint it
+   * needs no read, so it costs the acquiring multi's round trip and no thread hop. Asynchronous: the
+   * callback thread never waits. False when it cannot be tried here; any failure hands over to the
+   * worker's full attempt, which waits for the latch, reads the epoch again and reports errors.
    */
-  private boolean sendFast() {
-    String ours = leaderNode();
-    if (ours == null || generation != null) {
+  private boolean sendFast(String ours) {
+    if (ours == null || generation != null || !owner.campaigning().getAsBoolean()
+        || !ours.equals(latchPath())) {
       return false;
     }
     try {
