@@ -67,6 +67,11 @@ final class SupervisedHolder implements AutoCloseable {
       long to = System.nanoTime();
       try {
         ProcessSignals.send(life.process.pid(), "CONT");
+      } catch (IllegalStateException e) {
+        if (life.process.isAlive()) {
+          throw e;
+        }
+        // Killed while stopped (a kill-holder fault): its pause ended with it.
       } finally {
         stopped = null;
       }
