@@ -1,5 +1,6 @@
 package io.amlease.am;
 
+import io.amlease.am.client.FlexCommand;
 import io.amlease.am.client.KillCommand;
 import io.amlease.am.client.StatusCommand;
 import io.amlease.am.client.SubmitCommand;
@@ -11,7 +12,7 @@ import org.apache.hadoop.util.ToolRunner;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 
 /**
- * {@code bin/amlease submit|status|kill}: the YARN client commands, each through {@link ToolRunner}
+ * {@code bin/amlease submit|status|kill|flex}: the YARN client commands, each through {@link ToolRunner}
  * so that Hadoop's generic options ({@code -conf}, {@code -D}, {@code -fs}) work. The only
  * {@code System.exit} of the client.
  */
@@ -23,10 +24,11 @@ public final class AmleaseMain {
       case "submit" -> new SubmitCommand(System.out, System.err);
       case "status" -> new StatusCommand(System.out, System.err);
       case "kill" -> new KillCommand(System.out, System.err);
+      case "flex" -> new FlexCommand(System.out, System.err);
       default -> null;
     };
     if (tool == null) {
-      System.err.println("usage: amlease submit|status|kill [generic options] ...");
+      System.err.println("usage: amlease submit|status|kill|flex [generic options] ...");
       System.exit(SubmitCommand.USAGE);
     }
     YarnConfiguration conf = new YarnConfiguration();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.amlease.am.client.FlexCommand;
 import io.amlease.am.client.KillCommand;
 import io.amlease.am.client.StatusCommand;
 import io.amlease.am.client.SubmitCommand;
@@ -340,6 +341,75 @@ class SubmitIT {
         + "10m", "--worker-max-failures 2", "cannot open /no/such/config", "container_");
     // Two failures allowed, the third ends it: three starts, not a loop.
     assertThat(Files.readAllLines(starts)).hasSize(3);
+  }
+
+  /**
+   * {@code flex} changes the count of a running application: the leading AM records it with a
+   * fenced write and starts a worker. After an AM failover attempt 2 runs the flexed count, not the
+   * submitted one, with both workers adopted; flexing down stops the newest worker.
+   */
+  @Test
+  void flexChangesTheWorkerCountAndTheNextAttemptKeepsIt() throws Exception {
+    Path workers = dir.resolve("workers");
+    Path term = dir.resolve("term");
+    Path script = dir.resolve("forever.sh");
+    Files.writeString(script, "echo \"$PPID $AMLEASE_EPOCH\" >> " + term + "\nexec sleep 600\n");
+    Run run = submit("--name", "it-flex", "--zk", cluster.zkConnect(), "--session-timeout", "6s",
+        "--stop-timeout", "1s", "--am-memory", "256", "--workers", "1", "--worker-memory", "128",
+        "--worker-command", "echo $$ >> " + workers + "; exec sleep 600", "--", "sh",
+        script.toString());
+    assertThat(run.exit()).as(run.err()).isZero();
+    ApplicationId id = ApplicationId.fromString(run.out().trim());
+    await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(workers) && Files.exists(term)
+        && Files.readAllLines(workers).size() == 1 && Files.readAllLines(term).size() == 1);
+
+    Run up = tool(FlexCommand::new, id.toString(), "--workers", "2");
+    assertThat(up.exit()).as(up.err()).isZero();
+    assertThat(up.out()).contains(id + " workers 2");
+    await().atMost(Duration.ofSeconds(60)).until(() -> Files.readAllLines(workers).size() == 2);
+    List<ProcessHandle> started = Files.readAllLines(workers).stream()
+        .map(pid -> ProcessHandle.of(Long.parseLong(pid)).orElseThrow()).toList();
+    assertThat(new String(cluster.zk().getData().forPath("/amlease/it-flex/workers"),
+        StandardCharsets.UTF_8)).isEqualTo("2");
+
+    // The AM's JVM dies: its master's reaper ends the session, and attempt 2 takes over.
+    long am = Long.parseLong(Files.readAllLines(term).get(0).split(" ")[0]);
+    ProcessHandle.of(am).orElseThrow().destroyForcibly();
+    try (LeaderReader reader = new LeaderReader(cluster.zk(), "/amlease/it-flex")) {
+      LeaderInfo second = await().atMost(Duration.ofSeconds(90)).until(
+          () -> reader.current().orElse(null), l -> l != null && l.epoch() == 2);
+      String page = second.urls().get("tracking");
+      await().atMost(Duration.ofSeconds(20)).until(() -> Http.status(page).at("/workers/target")
+          .asInt() == 2);
+      JsonNode status = Http.status(page);
+      assertThat(status.at("/workers/adopted").asInt()).isEqualTo(2);
+      assertThat(status.at("/workers/running").asInt()).isEqualTo(2);
+      assertThat(Files.readAllLines(workers)).as("no worker started again").hasSize(2);
+
+      Run down = tool(FlexCommand::new, id.toString(), "--workers", "1");
+      assertThat(down.exit()).as(down.err()).isZero();
+      await().atMost(Duration.ofSeconds(30)).until(() -> !started.get(1).isAlive());
+      await().atMost(Duration.ofSeconds(20)).until(() ->
+          Http.status(page).at("/workers/running").asInt() == 1);
+      assertThat(started.get(0).isAlive()).as("the older worker runs on").isTrue();
+      assertThat(Http.status(page).at("/workers/restarts").asInt()).as("a stop is no restart")
+          .isZero();
+    }
+    assertThat(cluster.currentAttempt(id)).isEqualTo(2);
+    assertThat(tool(KillCommand::new, id.toString()).exit()).isZero();
+  }
+
+  @Test
+  void flexRefusesBadInputAndEndedApplications() throws Exception {
+    Run noCount = tool(FlexCommand::new, "application_1_0001");
+    assertThat(noCount.exit()).isEqualTo(64);
+    assertThat(noCount.err()).contains("--workers is missing");
+    Run tooMany = tool(FlexCommand::new, "application_1_0001", "--workers", "10001");
+    assertThat(tooMany.exit()).isEqualTo(64);
+    assertThat(tooMany.err()).contains("--workers 10001 is not a count from 0 to 10000");
+    Run unknown = tool(FlexCommand::new, "application_1_0001", "--workers", "1");
+    assertThat(unknown.exit()).isEqualTo(1);
+    assertThat(unknown.err()).contains("no application application_1_0001");
   }
 
   /** Runs a client Tool in-process with its own captured streams. */

@@ -17,6 +17,7 @@ public final class Main {
         submit   (bin/amlease) run a command as a long-running YARN application under the lease
         status   (bin/amlease) YARN state, attempts and the lease's leader of an application
         kill     (bin/amlease) kill an application and wait until it is KILLED
+        flex     (bin/amlease) change the worker count of a running application
         zookeeper [PORT [DIR]]  (bin/amlease) a local ZooKeeper on 127.0.0.1 for trying it out
         demo     (bin/amlease) embedded ZooKeeper + YARN: a sample app, a blip, a failover
         bench    (bin/amlease) amlease vs Curator's latches on the same faults (--quick: < 5 min)

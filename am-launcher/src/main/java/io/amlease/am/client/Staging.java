@@ -82,4 +82,29 @@ final class Staging {
     }
     return removed;
   }
+
+  /**
+   * The AM settings submit staged for {@code id} (ZooKeeper, lease path, worker command), or null
+   * when they are gone or not readable; a failure to read is reported on {@code err}.
+   */
+  static org.apache.hadoop.conf.Configuration settings(org.apache.hadoop.conf.Configuration conf,
+      ApplicationId id, PrintStream err) {
+    try {
+      FileSystem fs = FileSystem.get(conf);
+      Path file = new Path(dir(fs, id), io.amlease.am.master.ApplicationMaster.SETTINGS_FILE);
+      if (!fs.exists(file)) {
+        return null;
+      }
+      org.apache.hadoop.conf.Configuration c = new org.apache.hadoop.conf.Configuration(false);
+      try (java.io.InputStream in = fs.open(file)) {
+        c.addResource(in);
+        c.size(); // Parses now, while the stream is open.
+      }
+      return c;
+    } catch (Exception e) {
+      err.println("amlease: cannot read the settings of " + id + ": " + e);
+      return null;
+    }
+  }
+
 }

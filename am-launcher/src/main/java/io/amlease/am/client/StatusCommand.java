@@ -1,19 +1,16 @@
 package io.amlease.am.client;
 
-import io.amlease.am.master.ApplicationMaster;
 import io.amlease.lease.LeaderInfo;
 import io.amlease.lease.LeaseConfig;
 import io.amlease.lease.LeaseException;
 import io.amlease.lease.zk.LeaderReader;
 import io.amlease.lease.zk.ZkClients;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.conf.Configured;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptReport;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -84,7 +81,7 @@ public final class StatusCommand extends Configured implements Tool {
       }
       if (zkConnect == null) {
         // The application's own settings, staged by its submit, name its ZooKeeper and lease.
-        Configuration staged = stagedSettings(id);
+        Configuration staged = Staging.settings(getConf(), id, err);
         if (staged != null) {
           zkConnect = staged.get(LeaseConfig.CONNECT);
           lease = lease != null ? lease : staged.get(LeaseConfig.LEASE_PATH);
@@ -110,24 +107,4 @@ public final class StatusCommand extends Configured implements Tool {
     }
   }
 
-  /** The settings submit staged for {@code id}, or null when they are gone or unreadable. */
-  private Configuration stagedSettings(ApplicationId id) {
-    try {
-      FileSystem fs = FileSystem.get(getConf());
-      org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(Staging.dir(fs, id),
-          ApplicationMaster.SETTINGS_FILE);
-      if (!fs.exists(file)) {
-        return null;
-      }
-      Configuration c = new Configuration(false);
-      try (InputStream in = fs.open(file)) {
-        c.addResource(in);
-        c.size(); // Parses now, while the stream is open.
-      }
-      return c;
-    } catch (Exception e) {
-      err.println("amlease status: cannot read the application's settings: " + e);
-      return null;
-    }
-  }
 }

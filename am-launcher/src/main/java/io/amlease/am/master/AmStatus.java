@@ -59,6 +59,7 @@ final class AmStatus {
     }
     Workers w = workers;
     Map<String, Object> ws = new LinkedHashMap<>();
+    ws.put("target", w == null ? 0 : w.target());
     ws.put("running", w == null ? 0 : w.running());
     ws.put("adopted", w == null ? 0 : w.adopted());
     ws.put("restarts", w == null ? 0 : w.restarts());
@@ -80,6 +81,8 @@ final class AmStatus {
             container.getApplicationAttemptId().getAttemptId())
         .gauge("amlease_am_workers_running", "worker containers running",
             w == null ? 0 : w.running())
+        .gauge("amlease_am_workers_target", "worker containers this attempt runs (submitted or "
+            + "flexed count)", w == null ? 0 : w.target())
         .counter("amlease_am_worker_restarts_total",
             "worker containers that ended by themselves and were replaced",
             w == null ? 0 : w.restarts())

@@ -80,6 +80,8 @@ public final class ApplicationMaster {
   private record Signalled(String name, int number) implements Event {}
   private record NewerAttempt(ApplicationAttemptId attempt) implements Event {}
   private record WorkersFailed(String diagnostic) implements Event {}
+  /** The worker count for {@code epoch}, applied in ZooKeeper ({@link WorkerCount}). */
+  private record WorkerTarget(Epoch epoch, int workers) implements Event {}
 
   private final BlockingDeque<Event> events = new LinkedBlockingDeque<>();
   private final AmSettings settings;
@@ -132,6 +134,7 @@ public final class ApplicationMaster {
     Epoch granted = null;
     NewerAttemptWatch newer = null;
     TermCheck term = null;
+    WorkerCount count = null;
     AmStatus status = new AmStatus(containerId, host, settings.lease().leasePath(),
         attempt.toString());
     StatusServer web = null;
@@ -161,6 +164,9 @@ public final class ApplicationMaster {
       lease = ZkLease.create(config, listener());
       status.lease(lease);
       term = new TermCheck(lease);
+      count = new WorkerCount(lease, config.connectString(), config.connectionTimeout(),
+          config.leasePath(), settings.workers(), !settings.workerCommand().isEmpty(),
+          (epoch, n) -> events.add(new WorkerTarget(epoch, n)));
       try {
         lease.start();
       } catch (LeaseException.Outdated o) {
@@ -204,7 +210,11 @@ public final class ApplicationMaster {
             // If this JVM is killed, the master's reaper ends the session once the master's group
             // is gone, so the next attempt acquires without waiting for it to expire.
             lease.termSession().ifPresent(master::handOverSession);
-            workers.lead(c.epoch());
+            count.lead(c.epoch()); // The workers follow once the count is known (WorkerTarget).
+          }
+        } else if (e instanceof WorkerTarget t) {
+          if (TermCheck.holdsLocally(lease.state(), t.epoch())) {
+            workers.lead(t.epoch(), t.workers());
           }
         } else if (e instanceof MasterExited x && x.status() > 128
             && signalledWithin(SIGNAL_WINDOW) instanceof Signalled s) {
@@ -273,6 +283,9 @@ public final class ApplicationMaster {
       }
       if (term != null) {
         term.close();
+      }
+      if (count != null) {
+        count.close();
       }
       if (lease != null) {
         lease.close();

@@ -66,7 +66,10 @@ final class Workers implements AutoCloseable {
   private final GiveUp giveUp;
   private final ScheduledExecutorService timer;
   private final Map<ContainerId, Container> running = new ConcurrentHashMap<>();
+  /** Stopped by this AM because the count went down: their end is neither a failure nor replaced. */
+  private final Set<ContainerId> retiring = ConcurrentHashMap.newKeySet();
   private int pending;
+  private volatile int target;
   private volatile long restarts;
   private volatile long failures;
   private volatile int adopted;
@@ -129,6 +132,11 @@ final class Workers implements AutoCloseable {
     return failures;
   }
 
+  /** Workers this attempt runs: the submitted count, or the last one {@code flex} asked for. */
+  int target() {
+    return target;
+  }
+
   /** Workers taken over from previous attempts. */
   int adopted() {
     return adopted;
@@ -150,17 +158,46 @@ final class Workers implements AutoCloseable {
     }
   }
 
-  /** This attempt now leads: bring the workers up to the requested number. */
-  synchronized void lead(Epoch e) {
+  /**
+   * This attempt leads in epoch {@code e} with {@code workers} workers: asks for the missing ones,
+   * or withdraws requests and stops workers beyond the count (the newest first). Called again
+   * whenever the count changes.
+   */
+  synchronized void lead(Epoch e, int workers) {
     epoch = e;
+    target = workers;
+    trim();
     topUp();
+  }
+
+  private void trim() {
+    int extraRequests = running.size() - retiring.size() + pending - target;
+    while (extraRequests > 0 && pending > 0) {
+      List<? extends Collection<ContainerRequest>> asked = rm.getMatchingRequests(WORKER_PRIORITY,
+          ResourceRequest.ANY, requested());
+      if (asked.isEmpty() || asked.get(0).isEmpty()) {
+        break; // The rest wait for their backoff; then replaceOne() asks only for what is missing.
+      }
+      rm.removeContainerRequest(asked.get(0).iterator().next());
+      pending--;
+      extraRequests--;
+    }
+    List<Container> newestFirst = running.values().stream()
+        .filter(c -> !retiring.contains(c.getId()))
+        .sorted(java.util.Comparator.comparing(Container::getId).reversed()).toList();
+    for (int i = 0; i < newestFirst.size() - target; i++) {
+      Container c = newestFirst.get(i);
+      retiring.add(c.getId());
+      LOG.info("stopping worker {}: the count is now {}", c.getId(), target);
+      stop(c);
+    }
   }
 
   private synchronized void topUp() {
     if (stopping || epoch == null) {
       return;
     }
-    int missing = settings.workers() - running.size() - pending;
+    int missing = target - (running.size() - retiring.size()) - pending;
     for (int i = 0; i < missing; i++) {
       rm.addContainerRequest(new ContainerRequest(requested(), null, null, WORKER_PRIORITY));
       pending++;
@@ -201,6 +238,10 @@ final class Workers implements AutoCloseable {
     for (ContainerStatus s : statuses) {
       Container c = running.remove(s.getContainerId());
       if (c == null) {
+        continue;
+      }
+      if (retiring.remove(s.getContainerId())) {
+        LOG.info("worker {} stopped (exit {})", s.getContainerId(), s.getExitStatus());
         continue;
       }
       LOG.info("worker {} ended (exit {}, {})", s.getContainerId(), s.getExitStatus(),
@@ -273,7 +314,15 @@ final class Workers implements AutoCloseable {
   /** Clean finish: stop every worker (adopted ones included). */
   synchronized void stopAll() {
     stopping = true;
-    running.values().forEach(c -> nm.stopContainerAsync(c.getId(), c.getNodeId()));
+    running.values().forEach(this::stop);
+  }
+
+  /**
+   * Has the RM stop {@code c} (its NodeManager kills it as for any release). Not through the
+   * NodeManager client: that knows only the containers this attempt started, not adopted ones.
+   */
+  private void stop(Container c) {
+    rm.releaseAssignedContainer(c.getId());
   }
 
   @Override

@@ -8,8 +8,6 @@ import io.amlease.lease.LeaseException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
@@ -67,7 +65,7 @@ public final class Endpoints {
       throw new LeaseException.Unavailable("no ZooKeeper connection to publish with: " + e, e);
     }
     try {
-      sync(zk, paths.leader());
+      ZkClients.sync(zk, paths.leader(), SYNC_WITHIN);
       for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
         Stat stat = new Stat();
         byte[] data = zk.getData(paths.leader(), false, stat);
@@ -125,19 +123,5 @@ public final class Endpoints {
   }
 
   /** Brings the server this client reads from up to date with the quorum leader. */
-  private static void sync(ZooKeeper zk, String path)
-      throws KeeperException, InterruptedException, LeaseException.Unavailable {
-    CompletableFuture<Integer> synced = new CompletableFuture<>();
-    zk.sync(path, (rc, p, ctx) -> synced.complete(rc), null);
-    Code code;
-    try {
-      code = Code.get(synced.get(SYNC_WITHIN.toMillis(), TimeUnit.MILLISECONDS));
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw new LeaseException.Unavailable("ZooKeeper did not answer a sync of " + path + " within "
-          + io.amlease.lease.Durations.format(SYNC_WITHIN), e);
-    }
-    if (code != Code.OK && code != Code.NONODE) {
-      throw KeeperException.create(code, path);
-    }
-  }
+
 }

@@ -10,6 +10,9 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.framework.state.SessionConnectionStateErrorPolicy;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.ZooKeeper;
 
 /** Builds and connects Curator clients the way every amlease component needs them. */
 public final class ZkClients {
@@ -99,4 +102,39 @@ public final class ZkClients {
     }
     return !closer.isAlive();
   }
+
+  /**
+   * Brings {@code zk}'s server up to date with the quorum leader for {@code path}, so that a read
+   * after it sees every write committed before it (ZooKeeper's reads are otherwise served from
+   * whichever server the client is on, which may lag). A missing {@code path} is fine.
+   *
+   * @throws LeaseException.Unavailable when no answer came within {@code within}
+   */
+  public static void sync(ZooKeeper zk, String path, Duration within)
+      throws KeeperException, InterruptedException, LeaseException.Unavailable {
+    java.util.concurrent.CompletableFuture<Integer> synced =
+        new java.util.concurrent.CompletableFuture<>();
+    zk.sync(path, (rc, p, ctx) -> synced.complete(rc), null);
+    Code code;
+    try {
+      code = Code.get(synced.get(within.toMillis(), TimeUnit.MILLISECONDS));
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new LeaseException.Unavailable("ZooKeeper did not answer a sync of " + path + " within "
+          + io.amlease.lease.Durations.format(within), e);
+    }
+    if (code != Code.OK && code != Code.NONODE) {
+      throw KeeperException.create(code, path);
+    }
+  }
+
+
+  /**
+   * The ACL of a lease's nodes for these credentials: everything for their principal, reading for
+   * everyone; open without credentials. For a node another writer adds under the lease.
+   */
+  public static List<org.apache.zookeeper.data.ACL> leaseAcl(
+      java.util.Optional<io.amlease.lease.DigestCredentials> credentials) {
+    return new LeaseAcl(null, credentials).leaseAcl();
+  }
+
 }
