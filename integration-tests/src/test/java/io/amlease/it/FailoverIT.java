@@ -4,6 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.util.ToolRunner;
+import java.nio.charset.StandardCharsets;
+import java.io.PrintStream;
+import java.io.ByteArrayOutputStream;
+import io.amlease.am.client.FlexCommand;
 import io.amlease.lease.LeaderInfo;
 import io.amlease.lease.zk.LeaderReader;
 import io.amlease.testkit.FaultProxy;
@@ -28,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FailoverIT {
   @RegisterExtension
-  static final YarnZkCluster cluster = new YarnZkCluster("amlease-failover-it");
+  static final YarnZkCluster cluster = new YarnZkCluster("amlease-failover-it", true);
 
   @TempDir
   Path dir;
@@ -152,4 +158,52 @@ class FailoverIT {
       cluster.yarn().killApplication(id);
     }
   }
+
+  /**
+   * Issue 13 item 8. A work-preserving RM restart while the application runs costs it nothing: the
+   * same attempt, epoch and master process, no worker started again, and the AM, which
+   * re-registers by itself, gets containers from the new RM (a flex adds a worker).
+   */
+  @Test
+  void rmRestartCostsTheApplicationNothing() throws Exception {
+    String lease = "/amlease/it-rm-restart";
+    Path masterPid = dir.resolve("master.pid");
+    Path workerLog = dir.resolve("workers");
+    Path script = dir.resolve("rm-restart-master.sh");
+    Files.writeString(script, "echo \"$$ $AMLEASE_EPOCH\" >> " + masterPid + "\nexec sleep 600\n");
+    ApplicationId id = cluster.submit("--name", "it-rm-restart", "--zk", cluster.zkConnect(),
+        "--session-timeout", "6s", "--stop-timeout", "1s", "--am-memory", "256", "--workers", "2",
+        "--worker-memory", "128", "--worker-command",
+        "echo $CONTAINER_ID >> " + workerLog + "; exec sleep 600", "--", "sh", script.toString());
+    LeaderInfo leader = awaitLeader(lease, 1);
+    await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(workerLog)
+        && Files.readAllLines(workerLog).size() == 2 && Files.exists(masterPid));
+    List<String> masters = Files.readAllLines(masterPid);
+    ProcessHandle master = ProcessHandle.of(Long.parseLong(masters.get(0).split(" ")[0]))
+        .orElseThrow();
+
+    cluster.restartResourceManager();
+    await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> cluster.yarn()
+        .getApplicationReport(id).getYarnApplicationState() == YarnApplicationState.RUNNING);
+
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int flex = ToolRunner.run(cluster.conf(), new FlexCommand(new PrintStream(out, true),
+        new PrintStream(err, true)), new String[] {id.toString(), "--workers", "3"});
+    assertThat(flex).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    await().atMost(Duration.ofSeconds(60)).until(() -> Files.readAllLines(workerLog).size() == 3);
+
+    assertThat(cluster.currentAttempt(id)).isEqualTo(1);
+    try (LeaderReader reader = new LeaderReader(cluster.zk(), lease)) {
+      assertThat(reader.current()).contains(leader);
+    }
+    assertThat(master.isAlive()).as("the master runs on").isTrue();
+    assertThat(Files.readAllLines(masterPid)).as("no master started again").isEqualTo(masters);
+    JsonNode status = Http.status(leader.urls().get("tracking"));
+    assertThat(status.at("/workers/running").asInt()).isEqualTo(3);
+    assertThat(status.at("/workers/restarts").asInt()).isZero();
+    assertThat(status.at("/counters/revocations")).allSatisfy(n -> assertThat(n.asLong()).isZero());
+    cluster.yarn().killApplication(id);
+  }
+
 }
