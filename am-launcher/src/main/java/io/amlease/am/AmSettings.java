@@ -20,7 +20,8 @@ import org.apache.hadoop.conf.Configuration;
 public record AmSettings(String name, String queue, int amMemoryMb, int amVcores, int maxAttempts,
     Duration attemptValidity, int workers, String workerCommand, int workerMemoryMb,
     int workerVcores, int workerMaxFailures, Duration workerFailuresValidity,
-    List<String> masterCommand, Map<String, String> env, List<String> files, LeaseConfig lease) {
+    List<String> masterCommand, Map<String, String> env, List<String> files, List<String> archives,
+    LeaseConfig lease) {
 
   public static final String PREFIX = "amlease.";
   public static final String NAME = "amlease.am.name";
@@ -39,6 +40,14 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
   public static final String ENV = "amlease.am.env";
   /** Names of the files shipped with the application (JSON list), localized in every container. */
   public static final String FILES = "amlease.am.files";
+  /**
+   * Names of the archives shipped with the application (JSON list): YARN unpacks each into a
+   * directory of that name in every container's working directory.
+   */
+  public static final String ARCHIVES = "amlease.am.archives";
+  /** What YARN unpacks: a shipped archive's name must end so. */
+  public static final List<String> ARCHIVE_SUFFIXES =
+      List.of(".zip", ".tar", ".tar.gz", ".tgz", ".jar");
   /** Names the AM's own container uses; a shipped file must not take them. */
   public static final List<String> RESERVED_FILES =
       List.of("amlease-am.jar", "amlease-am.xml", "amlease-am-log4j2.xml", "amlease-zk-credentials");
@@ -69,19 +78,12 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
       throw new LeaseConfigException(MASTER_COMMAND, MASTER_COMMAND
           + " is required: the command the leading AM runs (after -- on the command line)");
     }
-    List<String> files = readJson(conf, FILES, new TypeReference<List<String>>() {}, List.of());
-    for (int i = 0; i < files.size(); i++) {
-      String f = files.get(i);
-      if (f.isEmpty() || f.contains("/") || f.equals(".") || f.equals("..")) {
-        throw new LeaseConfigException(FILES, FILES + ": '" + f + "' is not a file name");
-      }
-      if (RESERVED_FILES.contains(f)) {
-        throw new LeaseConfigException(FILES, FILES + ": '" + f + "' is a name amlease uses for "
-            + "itself; rename the file");
-      }
-      if (files.subList(0, i).contains(f)) {
-        throw new LeaseConfigException(FILES, FILES + ": two files are named '" + f + "'; every "
-            + "container sees them by name in its working directory");
+    List<String> files = shippedNames(conf, FILES, List.of());
+    List<String> archives = shippedNames(conf, ARCHIVES, files);
+    for (String a : archives) {
+      if (ARCHIVE_SUFFIXES.stream().noneMatch(a::endsWith)) {
+        throw new LeaseConfigException(ARCHIVES, ARCHIVES + ": '" + a + "' is not an archive YARN "
+            + "unpacks (" + String.join(", ", ARCHIVE_SUFFIXES) + ")");
       }
     }
     Duration validity = Durations.parse(ATTEMPT_VALIDITY, conf.getTrimmed(ATTEMPT_VALIDITY, "1h"));
@@ -98,7 +100,32 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
         atLeast(conf, MAX_ATTEMPTS, 4, 1), validity, workers, workerCommand,
         atLeast(conf, WORKER_MEMORY, 256, 64), atLeast(conf, WORKER_VCORES, 1, 1), maxFailures,
         failuresValidity, master,
-        readJson(conf, ENV, new TypeReference<Map<String, String>>() {}, Map.of()), files, lease);
+        readJson(conf, ENV, new TypeReference<Map<String, String>>() {}, Map.of()), files,
+        archives, lease);
+  }
+
+  /**
+   * The names in {@code key} (a JSON list): each a plain file name, none reserved, none twice, and
+   * none among {@code taken} (the other list's), since every container sees them all by name in its
+   * working directory.
+   */
+  private static List<String> shippedNames(Configuration conf, String key, List<String> taken) {
+    List<String> names = readJson(conf, key, new TypeReference<List<String>>() {}, List.of());
+    for (int i = 0; i < names.size(); i++) {
+      String f = names.get(i);
+      if (f.isEmpty() || f.contains("/") || f.equals(".") || f.equals("..")) {
+        throw new LeaseConfigException(key, key + ": '" + f + "' is not a file name");
+      }
+      if (RESERVED_FILES.contains(f)) {
+        throw new LeaseConfigException(key, key + ": '" + f + "' is a name amlease uses for "
+            + "itself; rename the file");
+      }
+      if (names.subList(0, i).contains(f) || taken.contains(f)) {
+        throw new LeaseConfigException(key, key + ": two files are named '" + f + "'; every "
+            + "container sees them by name in its working directory");
+      }
+    }
+    return names;
   }
 
   /** These settings as configuration keys (the inverse of {@link #from}). */
@@ -121,6 +148,7 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
       c.set(MASTER_COMMAND, JSON.writeValueAsString(masterCommand));
       c.set(ENV, JSON.writeValueAsString(env));
       c.set(FILES, JSON.writeValueAsString(files));
+      c.set(ARCHIVES, JSON.writeValueAsString(archives));
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }

@@ -422,6 +422,38 @@ class SubmitIT {
     return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
+  /**
+   * {@code --archive}: YARN unpacks the zip into a directory of its name for the master and for
+   * every worker, which run a script from inside it.
+   */
+  @Test
+  void anArchiveIsUnpackedForTheMasterAndEveryWorker() throws Exception {
+    Path record = dir.resolve("record");
+    Path zip = dir.resolve("tools.zip");
+    try (java.util.zip.ZipOutputStream z = new java.util.zip.ZipOutputStream(
+        Files.newOutputStream(zip))) {
+      z.putNextEntry(new java.util.zip.ZipEntry("bin/hello.sh"));
+      z.write(("echo \"$1 $(cat tools.zip/data.txt)\" >> " + record + "\n")
+          .getBytes(StandardCharsets.UTF_8));
+      z.closeEntry();
+      z.putNextEntry(new java.util.zip.ZipEntry("data.txt"));
+      z.write("unpacked".getBytes(StandardCharsets.UTF_8));
+      z.closeEntry();
+    }
+    Run run = submit("--name", "it-archive", "--zk", cluster.zkConnect(), "--session-timeout",
+        "6s", "--stop-timeout", "1s", "--am-memory", "256", "--workers", "1", "--worker-memory",
+        "128", "--archive", zip.toString(), "--worker-command",
+        "sh tools.zip/bin/hello.sh worker; exec sleep 600", "--", "sh", "-c",
+        "sh tools.zip/bin/hello.sh master; exec sleep 600");
+    assertThat(run.exit()).as(run.err()).isZero();
+    ApplicationId id = ApplicationId.fromString(run.out().trim());
+    await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(record)
+        && Files.readAllLines(record).size() == 2);
+    assertThat(Files.readAllLines(record)).containsExactlyInAnyOrder("master unpacked",
+        "worker unpacked");
+    assertThat(tool(KillCommand::new, id.toString()).exit()).isZero();
+  }
+
   @Test
   void badInputSubmitsNothing() throws Exception {
     int before = cluster.yarn().getApplications().size();
@@ -433,6 +465,9 @@ class SubmitIT {
     assertRejected(64, "amlease.am.master-command", "--name", "c", "--zk", zkOk);
     assertRejected(69, "not reachable", "-Damlease.zk.connection-timeout=1s", "--name", "z",
         "--zk", "127.0.0.1:1", "--", "true");
+    Path notAnArchive = Files.writeString(dir.resolve("notes.txt"), "x");
+    assertRejected(64, "--archive: amlease.am.archives: 'notes.txt' is not an archive YARN unpacks",
+        "--name", "a", "--zk", zkOk, "--archive", notAnArchive.toString(), "--", "true");
     assertThat(cluster.yarn().getApplications()).hasSize(before);
     assertThat(cluster.zk().checkExists().forPath("/amlease/q")).isNull();
   }

@@ -104,6 +104,10 @@ public final class SubmitCommand extends Configured implements Tool {
     o.addOption(Option.builder().longOpt("file").hasArg().argName("LOCAL")
         .desc("ship a local file to the working directory of the master and of every worker "
             + "(repeatable)").build());
+    o.addOption(Option.builder().longOpt("archive").hasArg().argName("LOCAL")
+        .desc("ship a local archive (" + String.join(", ", AmSettings.ARCHIVE_SUFFIXES) + "), "
+            + "unpacked by YARN into a directory of its name in the working directory of the "
+            + "master and of every worker (repeatable)").build());
     o.addOption(Option.builder().longOpt("env").hasArg().argName("K=V")
         .desc("environment for the master and workers (repeatable)").build());
     o.addOption(Option.builder().longOpt("am-jar").hasArg().argName("JAR")
@@ -167,11 +171,22 @@ public final class SubmitCommand extends Configured implements Tool {
       }
       files.add(p);
     }
+    List<Path> archives = new ArrayList<>();
+    for (String a : cl.getOptionValues("archive") == null ? new String[0]
+        : cl.getOptionValues("archive")) {
+      Path p = Path.of(a);
+      if (!p.toFile().isFile()) {
+        return usage("--archive: " + a + " is not a readable file");
+      }
+      archives.add(p);
+    }
     ObjectMapper json = new ObjectMapper();
     conf.set(AmSettings.MASTER_COMMAND, json.writeValueAsString(master));
     conf.set(AmSettings.ENV, json.writeValueAsString(env));
     conf.set(AmSettings.FILES, json.writeValueAsString(
         files.stream().map(p -> p.getFileName().toString()).toList()));
+    conf.set(AmSettings.ARCHIVES, json.writeValueAsString(
+        archives.stream().map(p -> p.getFileName().toString()).toList()));
     AmSettings settings;
     try {
       settings = AmSettings.from(conf);
@@ -190,7 +205,7 @@ public final class SubmitCommand extends Configured implements Tool {
       return usage("--am-jar: no AM jar (" + amJar + "); build with mvn package or pass --am-jar");
     }
     try (YarnSubmitter submitter = new YarnSubmitter(conf, out, err)) {
-      return submitter.submit(settings, amJar, files, cl.hasOption("wait"));
+      return submitter.submit(settings, amJar, files, archives, cl.hasOption("wait"));
     } catch (YarnSubmitter.Rejected e) {
       return usage(e.getMessage());
     }
@@ -205,6 +220,9 @@ public final class SubmitCommand extends Configured implements Tool {
   private static String flagFor(String key) {
     if (AmSettings.FILES.equals(key)) {
       return "--file: ";
+    }
+    if (AmSettings.ARCHIVES.equals(key)) {
+      return "--archive: ";
     }
     for (String[] f : FLAGS) {
       if (f[2].equals(key)) {

@@ -65,7 +65,8 @@ final class YarnSubmitter implements AutoCloseable {
     yarn.start();
   }
 
-  int submit(AmSettings s, Path amJar, List<Path> files, boolean wait) throws Exception {
+  int submit(AmSettings s, Path amJar, List<Path> files, List<Path> archives, boolean wait)
+      throws Exception {
     QueueInfo queue = yarn.getQueueInfo(s.queue());
     if (queue == null) {
       throw new Rejected("--queue: no queue '" + s.queue() + "' in this cluster");
@@ -89,7 +90,7 @@ final class YarnSubmitter implements AutoCloseable {
     }
     org.apache.hadoop.fs.Path staging = Staging.create(fs, id);
     try {
-      stageAndSubmit(s, amJar, files, fs, staging, ctx);
+      stageAndSubmit(s, amJar, files, archives, fs, staging, ctx);
     } catch (Exception | Error e) {
       Staging.delete(fs, id, err); // Nothing half-written is left behind.
       throw e;
@@ -104,8 +105,9 @@ final class YarnSubmitter implements AutoCloseable {
     return await(id, fs);
   }
 
-  private void stageAndSubmit(AmSettings s, Path amJar, List<Path> files, FileSystem fs,
-      org.apache.hadoop.fs.Path staging, ApplicationSubmissionContext ctx) throws Exception {
+  private void stageAndSubmit(AmSettings s, Path amJar, List<Path> files, List<Path> archives,
+      FileSystem fs, org.apache.hadoop.fs.Path staging, ApplicationSubmissionContext ctx)
+      throws Exception {
     Map<String, LocalResource> resources = new HashMap<>();
     resources.put("amlease-am.jar", upload(fs, new org.apache.hadoop.fs.Path(amJar.toUri()),
         staging));
@@ -132,6 +134,12 @@ final class YarnSubmitter implements AutoCloseable {
     for (Path f : files) {
       resources.put(f.getFileName().toString(),
           upload(fs, new org.apache.hadoop.fs.Path(f.toAbsolutePath().toUri()), staging));
+    }
+    for (Path a : archives) {
+      LocalResource r = upload(fs, new org.apache.hadoop.fs.Path(a.toAbsolutePath().toUri()),
+          staging);
+      r.setType(LocalResourceType.ARCHIVE);
+      resources.put(a.getFileName().toString(), r);
     }
 
     Map<String, String> env = new HashMap<>();

@@ -148,7 +148,8 @@ public final class ApplicationMaster {
           web.url());
       LOG.info("registered {} (attempt {}); {} containers from previous attempts", containerId,
           attempt.getAttemptId(), reg.getContainersFromPreviousAttempts().size());
-      workers = new Workers(settings, ShippedFiles.of(yarnConf, staging, settings.files()),
+      workers = new Workers(settings, ShippedFiles.of(yarnConf, staging, settings.files(),
+          settings.archives()),
           attemptEnv(), rm, yarnConf, diagnostic -> events.add(new WorkersFailed(diagnostic)));
       status.workers(workers);
       workers.adopt(reg.getContainersFromPreviousAttempts());
