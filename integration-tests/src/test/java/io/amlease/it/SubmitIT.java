@@ -25,8 +25,10 @@ import java.util.Optional;
 import java.util.function.BiFunction;
 import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.util.ToolRunner;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.ContainerState;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
@@ -372,6 +374,11 @@ class SubmitIT {
     assertThat(new String(cluster.zk().getData().forPath("/amlease/it-flex/workers"),
         StandardCharsets.UTF_8)).isEqualTo("2");
 
+    // YARN knows the new worker runs (its NodeManager said so): a container the RM still counts
+    // as only handed out is not one it gives the next attempt.
+    ApplicationAttemptId first = ApplicationAttemptId.newInstance(id, 1);
+    await().atMost(Duration.ofSeconds(30)).until(() -> cluster.yarn().getContainers(first).stream()
+        .filter(c -> c.getContainerState() == ContainerState.RUNNING).count() == 3);
     // The AM's JVM dies: its master's reaper ends the session, and attempt 2 takes over.
     long am = Long.parseLong(Files.readAllLines(term).get(0).split(" ")[0]);
     ProcessHandle.of(am).orElseThrow().destroyForcibly();

@@ -39,6 +39,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
   private static final int NODE_MANAGERS = 2;
+  /** The yarn-site.xml AM containers read: on the test class path, as the client adds it. */
+  private static final Path AM_SITE = Path.of("target", "test-classes", "yarn-site.xml");
   private final String name;
   private final boolean rmRecovery;
   private TestingServer zk;
@@ -66,6 +68,9 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
     // to loopback: without clientPortAddress the server listens on every interface.
     zk = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 500, -1,
         Map.of("clientPortAddress", "127.0.0.1"), "127.0.0.1"), true);
+    // The AM site an earlier class wrote is on this class path too: its RM addresses and recovery
+    // settings must not reach this cluster.
+    Files.deleteIfExists(AM_SITE);
     YarnConfiguration conf = new YarnConfiguration();
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 128);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, 2048);
@@ -120,7 +125,7 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
     overrides.forEach(site::set);
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
     site.writeXml(buf);
-    Path file = Path.of("target", "test-classes", "yarn-site.xml");
+    Path file = AM_SITE;
     Files.createDirectories(file.getParent());
     Path tmp = file.resolveSibling("yarn-site.xml.tmp");
     Files.write(tmp, buf.toByteArray());
@@ -213,6 +218,7 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
     if (zk != null) {
       zk.close();
     }
+    Files.deleteIfExists(AM_SITE);
   }
 
   private static int freePort() throws IOException {

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The worker count under the lease, on a real ZooKeeper with real leases (flex, issue 13). */
-class WorkerCountTest {
+class WorkerCountIT {
   private static final String LEASE = "/amlease/flex-test";
 
   private TestingServer server;
