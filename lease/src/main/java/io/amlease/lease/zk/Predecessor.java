@@ -34,8 +34,10 @@ final class Predecessor {
   /** Curator's {@code LeaderLatch} names its nodes {@code …latch-<sequence>} and sorts them so. */
   private static final String LOCK_NAME = "latch-";
   private static final LockInternalsSorter SORTER = StandardLockInternalsDriver::standardFixForSorting;
-  /** How often to look again for our latch node while the latch is still creating it. */
+  /** How often to look again for our latch node while the latch is still creating it (no I/O). */
   private static final Duration POLL = Duration.ofMillis(20);
+  /** Before listing the latch again after a failed listing, or one without our node. */
+  private static final Duration RELIST = Duration.ofMillis(200);
 
   private final String latchDir;
   private final Supplier<String> ourPath;
@@ -79,7 +81,7 @@ final class Predecessor {
       if (Code.get(rc) == Code.OK) {
         listed(z, ours, children);
       } else {
-        clock.schedule(this::arm, POLL); // Lost the connection, or a handle that expired.
+        clock.schedule(this::arm, RELIST); // Lost the connection, or a handle that expired.
       }
     }, null);
   }
@@ -91,7 +93,7 @@ final class Predecessor {
       return; // The lowest already: the latch says leader.
     }
     if (index < 0) {
-      clock.schedule(this::arm, POLL); // Ours is gone: look again once the latch made a new one.
+      clock.schedule(this::arm, RELIST); // Ours is gone: look again once the latch made a new one.
       return;
     }
     boolean onlyOne = index == 1;
