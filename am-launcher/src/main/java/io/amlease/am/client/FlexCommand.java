@@ -163,6 +163,28 @@ public final class FlexCommand extends Configured implements Tool {
     return new Args(id, n, wait, credentials);
   }
 
+  /**
+   * Leaves {@code count} in the request node, made anew or replacing a request not applied yet;
+   * returns the node's stat after our write.
+   */
+  private static Stat write(CuratorFramework zk, String requested, byte[] count, Args args)
+      throws Exception {
+    while (true) {
+      try {
+        Stat made = new Stat();
+        zk.create().storingStatIn(made).withMode(CreateMode.PERSISTENT)
+            .withACL(ZkClients.leaseAcl(args.credentials())).forPath(requested, count);
+        return made;
+      } catch (KeeperException.NodeExistsException pendingRequest) {
+        try {
+          return zk.setData().forPath(requested, count);
+        } catch (KeeperException.NoNodeException appliedMeanwhile) {
+          // The AM applied that one between the two calls: make ours.
+        }
+      }
+    }
+  }
+
   /** Leaves the request under the lease and waits for the leading AM to apply it. */
   private int flex(String connect, String lease, Args args) throws InterruptedException {
     String requested = WorkerCountNodes.requested(lease);
@@ -175,22 +197,16 @@ public final class FlexCommand extends Configured implements Tool {
         return 1;
       }
       byte[] count = WorkerCountNodes.bytes(args.workers());
-      Stat request;
-      try {
-        zk.create().withMode(CreateMode.PERSISTENT)
-            .withACL(ZkClients.leaseAcl(args.credentials())).forPath(requested, count);
-        request = zk.checkExists().forPath(requested);
-      } catch (KeeperException.NodeExistsException replaced) {
-        request = zk.setData().forPath(requested, count);
-      }
+      Stat request = write(zk, requested, count, args);
       err.println("amlease flex: asked " + lease + " for " + args.workers() + " workers; waiting "
           + "up to " + Durations.format(args.within()) + " for the leading AM to apply it");
       long start = System.nanoTime();
       long nextProgress = start + PROGRESS.toNanos();
       while (System.nanoTime() - start < args.within().toNanos()) {
         Stat pending = zk.checkExists().forPath(requested);
-        if (pending == null) {
-          // Applied and removed by the leading AM.
+        // Only the leading AM removes a request: ours is applied once its node is gone, even if
+        // another flex has made a new one since.
+        if (pending == null || pending.getCzxid() != request.getCzxid()) {
           Stat st = zk.checkExists().forPath(applied);
           int now = st == null ? -1 : WorkerCountNodes.parse(applied, zk.getData().forPath(applied));
           if (now == args.workers()) {
@@ -200,7 +216,7 @@ public final class FlexCommand extends Configured implements Tool {
           err.println("amlease flex: the count is " + now + ": another flex came after this one");
           return NOT_APPLIED;
         }
-        if (request != null && pending.getMzxid() != request.getMzxid()) {
+        if (pending.getMzxid() != request.getMzxid()) {
           err.println("amlease flex: another flex replaced this request before it was applied");
           return NOT_APPLIED;
         }

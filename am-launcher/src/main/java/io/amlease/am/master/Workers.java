@@ -68,7 +68,10 @@ final class Workers implements AutoCloseable {
   private final Map<ContainerId, Container> running = new ConcurrentHashMap<>();
   /** Stopped by this AM because the count went down: their end is neither a failure nor replaced. */
   private final Set<ContainerId> retiring = ConcurrentHashMap.newKeySet();
+  /** Container requests outstanding at the RM. */
   private int pending;
+  /** Replacements waiting for their backoff ({@link #replaceOne}): no request yet. */
+  private int waiting;
   private volatile int target;
   private volatile long restarts;
   private volatile long failures;
@@ -170,13 +173,18 @@ final class Workers implements AutoCloseable {
     topUp();
   }
 
+  /** Workers running and not being stopped. */
+  private int live() {
+    return (int) running.keySet().stream().filter(id -> !retiring.contains(id)).count();
+  }
+
   private void trim() {
-    int extraRequests = running.size() - retiring.size() + pending - target;
+    int extraRequests = live() + pending + waiting - target;
     while (extraRequests > 0 && pending > 0) {
       List<? extends Collection<ContainerRequest>> asked = rm.getMatchingRequests(WORKER_PRIORITY,
           ResourceRequest.ANY, requested());
       if (asked.isEmpty() || asked.get(0).isEmpty()) {
-        break; // The rest wait for their backoff; then replaceOne() asks only for what is missing.
+        break;
       }
       rm.removeContainerRequest(asked.get(0).iterator().next());
       pending--;
@@ -197,7 +205,8 @@ final class Workers implements AutoCloseable {
     if (stopping || epoch == null) {
       return;
     }
-    int missing = target - (running.size() - retiring.size()) - pending;
+    // Waiting replacements count too: replaceOne() asks only for what is still missing then.
+    int missing = target - live() - pending - waiting;
     for (int i = 0; i < missing; i++) {
       rm.addContainerRequest(new ContainerRequest(requested(), null, null, WORKER_PRIORITY));
       pending++;
@@ -266,6 +275,9 @@ final class Workers implements AutoCloseable {
       return;
     }
     rm.releaseAssignedContainer(id);
+    if (retiring.remove(id)) {
+      return; // Being stopped anyway: not a failure.
+    }
     if (!stopping && epoch != null) {
       failed(c, "could not be started", t.toString());
     }
@@ -296,12 +308,12 @@ final class Workers implements AutoCloseable {
     LOG.warn("worker {} on {} {}; failure {} of at most {} within {}; replacing it in {}", c.getId(),
         host, what, v.failures(), policy.maxFailures(),
         Durations.format(settings.workerFailuresValidity()), Durations.format(v.delay()));
-    pending++; // Counted now, so that nothing else asks for it meanwhile.
+    waiting++; // Counted now, so that nothing else asks for it meanwhile.
     timer.schedule(this::replaceOne, v.delay().toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private synchronized void replaceOne() {
-    pending--;
+    waiting--;
     topUp();
   }
 

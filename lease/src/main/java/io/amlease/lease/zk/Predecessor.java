@@ -102,6 +102,8 @@ final class Predecessor {
     z.getData(before, event -> changed(event, ours, onlyOne), (rc, path, ctx, data, stat) -> {
       if (Code.get(rc) == Code.NONODE) {
         deleted(ours, onlyOne);
+      } else if (Code.get(rc) != Code.OK) {
+        clock.schedule(this::arm, RELIST); // No watch was set.
       }
     }, null);
   }
@@ -109,6 +111,8 @@ final class Predecessor {
   private void changed(WatchedEvent event, String ours, boolean onlyOne) {
     if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
       deleted(ours, onlyOne);
+    } else if (event.getType() == Watcher.Event.EventType.NodeDataChanged) {
+      arm(); // The watch fired and is gone: set it again.
     } else if (event.getState() == Watcher.Event.KeeperState.Expired) {
       arm(); // A new session, a new latch node: look again once the latch has made it.
     }
