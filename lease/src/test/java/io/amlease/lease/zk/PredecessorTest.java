@@ -73,6 +73,30 @@ class PredecessorTest {
     assertThat(lowest).containsExactly(ours.get());
   }
 
+  /** A change of the node's data fires the watch too: it is set again, or its deletion is missed. */
+  @Test
+  void aDataChangeOfTheNodeBeforeOursDoesNotLoseTheWatch() throws Exception {
+    String a = node();
+    ours.set(node());
+    predecessor.arm();
+    await().atMost(Duration.ofSeconds(5)).until(() -> watches(a) == 1);
+    zk.setData().forPath(a, new byte[] {1});
+    await().atMost(Duration.ofSeconds(5)).until(() -> watches(a) == 1);
+    zk.delete().forPath(a);
+    await().atMost(Duration.ofSeconds(5)).until(() -> !lowest.isEmpty());
+    assertThat(lowest).containsExactly(ours.get());
+  }
+
+  /** Data watches this client holds on {@code path} (the predecessor's is one). */
+  @SuppressWarnings("unchecked")
+  private int watches(String path) throws Exception {
+    java.lang.reflect.Method m = org.apache.zookeeper.ZooKeeper.class
+        .getDeclaredMethod("getDataWatches");
+    m.setAccessible(true); // Protected: ZooKeeper's own tests read it so.
+    List<String> paths = (List<String>) m.invoke(zk.getZookeeperClient().getZooKeeper());
+    return (int) paths.stream().filter(path::equals).count();
+  }
+
   @Test
   void nothingIsDeducedOnceTheLeaseStoppedCampaigning() throws Exception {
     String a = node();
