@@ -23,7 +23,10 @@ class TortureSmokeTest {
   @Test
   void oneTrialRunsEveryContenderAndAmleaseViolatesNothing(@TempDir Path out) throws Exception {
     Duration t = Duration.ofSeconds(4);
-    TortureConfig cfg = new TortureConfig(out, 5, Duration.ofMinutes(10), 1, t, t.multipliedBy(2),
+    // Seed 1: a leader kill, holder kills, a pause and an isolated follower, and one long amlease
+    // term. Seed 5's amlease terms were all cut short by its faults, so whether their writers got
+    // a single write through depended on timing (0 writes in about half the runs).
+    TortureConfig cfg = new TortureConfig(out, 1, Duration.ofMinutes(10), 1, t, t.multipliedBy(2),
         Duration.ofSeconds(1), List.of(Contender.values()), 1);
     ByteArrayOutputStream stdout = new ByteArrayOutputStream();
     ByteArrayOutputStream stderr = new ByteArrayOutputStream();
