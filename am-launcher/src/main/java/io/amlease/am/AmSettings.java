@@ -21,7 +21,7 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
     Duration attemptValidity, int workers, String workerCommand, int workerMemoryMb,
     int workerVcores, int workerMaxFailures, Duration workerFailuresValidity,
     List<String> masterCommand, Map<String, String> env, List<String> files, List<String> archives,
-    LeaseConfig lease) {
+    String nodeLabel, String amNodeLabel, LeaseConfig lease) {
 
   public static final String PREFIX = "amlease.";
   public static final String NAME = "amlease.am.name";
@@ -37,6 +37,13 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
   public static final String WORKER_MAX_FAILURES = "amlease.am.worker-max-failures";
   public static final String WORKER_FAILURES_VALIDITY = "amlease.am.worker-failures-validity";
   public static final String MASTER_COMMAND = "amlease.am.master-command";
+  /**
+   * The node label (YARN partition) of the worker containers, and of the AM's unless
+   * {@link #AM_NODE_LABEL}; empty: the queue's default.
+   */
+  public static final String NODE_LABEL = "amlease.am.node-label";
+  /** The node label of the AM's container; empty: {@link #NODE_LABEL}. */
+  public static final String AM_NODE_LABEL = "amlease.am.am-node-label";
   public static final String ENV = "amlease.am.env";
   /** Names of the files shipped with the application (JSON list), localized in every container. */
   public static final String FILES = "amlease.am.files";
@@ -95,13 +102,33 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
       throw new LeaseConfigException(WORKER_FAILURES_VALIDITY, WORKER_FAILURES_VALIDITY + " ("
           + Durations.format(failuresValidity) + ") must be positive");
     }
+    String nodeLabel = label(conf, NODE_LABEL);
+    String amNodeLabel = label(conf, AM_NODE_LABEL);
     return new AmSettings(name, conf.getTrimmed(QUEUE, "default"),
         atLeast(conf, AM_MEMORY, 512, 64), atLeast(conf, AM_VCORES, 1, 1),
         atLeast(conf, MAX_ATTEMPTS, 4, 1), validity, workers, workerCommand,
         atLeast(conf, WORKER_MEMORY, 256, 64), atLeast(conf, WORKER_VCORES, 1, 1), maxFailures,
         failuresValidity, master,
         readJson(conf, ENV, new TypeReference<Map<String, String>>() {}, Map.of()), files,
-        archives, lease);
+        archives, nodeLabel, amNodeLabel, lease);
+  }
+
+  /**
+   * A node label as YARN accepts one (a single label: YARN's scheduler does not evaluate label
+   * expressions with {@code &&} or {@code ||}), or empty.
+   */
+  private static String label(Configuration conf, String key) {
+    String v = conf.getTrimmed(key, "");
+    if (!v.isEmpty() && !v.matches("[0-9A-Za-z][0-9A-Za-z_-]{0,254}")) {
+      throw new LeaseConfigException(key, key + ": '" + v + "' is not a node label (a letter or "
+          + "digit, then letters, digits, '-', '_'; at most 255)");
+    }
+    return v;
+  }
+
+  /** The AM container's node label: its own, else the application's; empty for none. */
+  public String effectiveAmNodeLabel() {
+    return amNodeLabel.isEmpty() ? nodeLabel : amNodeLabel;
   }
 
   /**
@@ -144,6 +171,8 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
     c.setInt(WORKER_VCORES, workerVcores);
     c.setInt(WORKER_MAX_FAILURES, workerMaxFailures);
     c.set(WORKER_FAILURES_VALIDITY, workerFailuresValidity.toMillis() + "ms");
+    c.set(NODE_LABEL, nodeLabel);
+    c.set(AM_NODE_LABEL, amNodeLabel);
     try {
       c.set(MASTER_COMMAND, JSON.writeValueAsString(masterCommand));
       c.set(ENV, JSON.writeValueAsString(env));

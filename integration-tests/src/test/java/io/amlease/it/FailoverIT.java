@@ -22,6 +22,7 @@ import java.util.Objects;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -120,6 +121,7 @@ class FailoverIT {
       assertThat(first.attemptId()).endsWith("_000001");
       await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(workerLog)
           && Files.readAllLines(workerLog).size() == 2);
+      NodeId firstNode = cluster.amNode(ApplicationAttemptId.newInstance(id, 1));
 
       long cutAt = System.currentTimeMillis();
       proxy.silent();
@@ -134,6 +136,11 @@ class FailoverIT {
 
       LeaderInfo second = awaitLeader(lease, 2);
       assertThat(second.attemptId()).endsWith("_000002");
+      // Issue 13 item 6: exit 75 counts towards YARN's AM node blacklisting (enabled in this
+      // cluster, as the README recommends), so the attempt that lost the lease on its node does
+      // not come back to it.
+      assertThat(cluster.amNode(ApplicationAttemptId.newInstance(id, 2)))
+          .as("attempt 2's node").isNotEqualTo(firstNode);
       await().atMost(Duration.ofSeconds(10)).until(() -> lines(record).stream()
           .filter(f -> f[0].equals("2")).count() > 5);
 

@@ -30,6 +30,7 @@ import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.ContainerState;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.junit.jupiter.api.Test;
@@ -461,6 +462,47 @@ class SubmitIT {
     assertThat(tool(KillCommand::new, id.toString()).exit()).isZero();
   }
 
+  /**
+   * {@code --node-label} puts the AM and every worker on the labelled node; {@code --am-node-label}
+   * alone only the AM. The label is exclusive, so no container gets there, or elsewhere, by chance.
+   */
+  @Test
+  void nodeLabelsPlaceTheAmAndTheWorkers() throws Exception {
+    NodeId labelled = cluster.labelNode(1);
+    try {
+      ApplicationAttemptId all = submitLabelled("it-labels", "--node-label");
+      List<NodeId> nodes = await().atMost(Duration.ofSeconds(60))
+          .until(() -> runningNodes(all), n -> n.size() == 3);
+      assertThat(nodes).as("the AM and both workers").containsOnly(labelled);
+      assertThat(tool(KillCommand::new, all.getApplicationId().toString()).exit()).isZero();
+
+      ApplicationAttemptId amOnly = submitLabelled("it-am-label", "--am-node-label");
+      List<NodeId> amFirst = await().atMost(Duration.ofSeconds(60))
+          .until(() -> runningNodes(amOnly), n -> n.size() == 3);
+      assertThat(amFirst.get(0)).as("the AM").isEqualTo(labelled);
+      assertThat(amFirst.subList(1, 3)).as("the workers").doesNotContain(labelled);
+      assertThat(tool(KillCommand::new, amOnly.getApplicationId().toString()).exit()).isZero();
+    } finally {
+      cluster.unlabelNodes();
+    }
+  }
+
+  private ApplicationAttemptId submitLabelled(String name, String flag) throws Exception {
+    Run run = submit("--name", name, "--zk", cluster.zkConnect(), "--session-timeout", "6s",
+        "--stop-timeout", "1s", "--am-memory", "256", "--workers", "2", "--worker-memory", "128",
+        flag, YarnZkCluster.LABEL, "--worker-command", "exec sleep 600", "--", "sleep", "600");
+    assertThat(run.exit()).as(run.err()).isZero();
+    return ApplicationAttemptId.newInstance(ApplicationId.fromString(run.out().trim()), 1);
+  }
+
+  /** The nodes of {@code attempt}'s RUNNING containers in container order, its AM's first. */
+  private static List<NodeId> runningNodes(ApplicationAttemptId attempt) throws Exception {
+    return cluster.yarn().getContainers(attempt).stream()
+        .filter(c -> c.getContainerState() == ContainerState.RUNNING)
+        .sorted(java.util.Comparator.comparing(c -> c.getContainerId()))
+        .map(c -> c.getAssignedNode()).toList();
+  }
+
   @Test
   void badInputSubmitsNothing() throws Exception {
     int before = cluster.yarn().getApplications().size();
@@ -475,6 +517,10 @@ class SubmitIT {
     Path notAnArchive = Files.writeString(dir.resolve("notes.txt"), "x");
     assertRejected(64, "--archive: amlease.am.archives: 'notes.txt' is not an archive YARN unpacks",
         "--name", "a", "--zk", zkOk, "--archive", notAnArchive.toString(), "--", "true");
+    assertRejected(64, "--node-label: amlease.am.node-label: 'a&&b' is not a node label", "--name",
+        "l", "--zk", zkOk, "--node-label", "a&&b", "--", "true");
+    assertRejected(64, "--am-node-label: no node label 'gpu' in this cluster", "--name", "l",
+        "--zk", zkOk, "--am-node-label", "gpu", "--", "true");
     assertThat(cluster.yarn().getApplications()).hasSize(before);
     assertThat(cluster.zk().checkExists().forPath("/amlease/q")).isNull();
   }

@@ -22,8 +22,13 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.NodeLabel;
+import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
+import java.util.Set;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
@@ -39,6 +44,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
   private static final int NODE_MANAGERS = 2;
+  /** The node label the cluster's queues are configured for (see {@link #labelNode}). */
+  static final String LABEL = "ssd";
   /** The yarn-site.xml AM containers read: on the test class path, as the client adds it. */
   private static final Path AM_SITE = Path.of("target", "test-classes", "yarn-site.xml");
   private final String name;
@@ -81,6 +88,22 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
     // 3.5.0's default is 15 min; a lost AM must be noticed within the test.
     conf.setInt(YarnConfiguration.RM_AM_EXPIRY_INTERVAL_MS, 10_000);
     conf.set("yarn.scheduler.capacity.root.queues", "default");
+    // As the README recommends for amlease: an attempt that failed on a node (exit 75, lease
+    // lost) has its successor placed on another node while the cluster has one. The node's name
+    // must include its port, or the two NodeManagers on this host would be one node.
+    conf.setBoolean(YarnConfiguration.AM_SCHEDULING_NODE_BLACKLISTING_ENABLED, true);
+    conf.setFloat(YarnConfiguration.AM_SCHEDULING_NODE_BLACKLISTING_DISABLE_THRESHOLD, 1.0f);
+    conf.setBoolean(YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME, true);
+    // Node labels, for the placement tests: none exists until a test adds one (labelNode); the
+    // default queue may use all of LABEL's partition.
+    conf.setBoolean(YarnConfiguration.NODE_LABELS_ENABLED, true);
+    conf.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR,
+        Files.createTempDirectory(name + "-node-labels").toUri().toString());
+    conf.set("yarn.scheduler.capacity.root.accessible-node-labels", "*");
+    conf.set("yarn.scheduler.capacity.root.accessible-node-labels." + LABEL + ".capacity", "100");
+    conf.set("yarn.scheduler.capacity.root.default.accessible-node-labels", LABEL);
+    conf.set("yarn.scheduler.capacity.root.default.accessible-node-labels." + LABEL + ".capacity",
+        "100");
     // Lets a test cut a container off from its NodeManager's kill (a lost or frozen node).
     conf.setClass(YarnConfiguration.NM_CONTAINER_EXECUTOR, LostNodeExecutor.class,
         org.apache.hadoop.yarn.server.nodemanager.ContainerExecutor.class);
@@ -237,6 +260,30 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
     yarn.waitForNodeManagersToConnect(Duration.ofSeconds(60).toMillis());
   }
 
+  /**
+   * Puts {@link #LABEL} on NodeManager {@code index} and returns its id; {@link #unlabelNodes} takes
+   * it off again. The label is exclusive: only requests for it may use the node, and they may use
+   * no other, so where a container runs shows which label it asked for.
+   */
+  NodeId labelNode(int index) throws IOException {
+    RMNodeLabelsManager labels = yarn.getResourceManager().getRMContext().getNodeLabelManager();
+    if (!labels.getClusterNodeLabelNames().contains(LABEL)) {
+      labels.addToCluserNodeLabels(List.of(NodeLabel.newInstance(LABEL, true)));
+    }
+    NodeId node = yarn.getNodeManager(index).getNMContext().getNodeId();
+    labels.replaceLabelsOnNode(Map.of(node, Set.of(LABEL)));
+    return node;
+  }
+
+  void unlabelNodes() throws IOException {
+    RMNodeLabelsManager labels = yarn.getResourceManager().getRMContext().getNodeLabelManager();
+    Map<NodeId, Set<String>> none = new java.util.HashMap<>();
+    for (NodeId n : labels.getNodeLabels().keySet()) {
+      none.put(n, Set.of());
+    }
+    labels.replaceLabelsOnNode(none);
+  }
+
   /** A YARN client of the cluster. */
   YarnClient yarn() {
     return yarnClient;
@@ -245,6 +292,12 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
   /** A ZooKeeper client (no credentials) of the test ZooKeeper. */
   CuratorFramework zk() {
     return zkClient;
+  }
+
+  /** The node {@code attempt}'s AM container was placed on (asked while the container runs). */
+  NodeId amNode(ApplicationAttemptId attempt) throws Exception {
+    return yarnClient.getContainerReport(yarnClient.getApplicationAttemptReport(attempt)
+        .getAMContainerId()).getAssignedNode();
   }
 
   /** The number of {@code id}'s current attempt (1, 2, …). */

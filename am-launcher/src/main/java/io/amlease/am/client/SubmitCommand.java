@@ -61,6 +61,10 @@ public final class SubmitCommand extends Configured implements Tool {
       {"worker-command", "CMD", AmSettings.WORKER_COMMAND, "shell command each worker runs"},
       {"worker-memory", "MB", AmSettings.WORKER_MEMORY, "worker memory (default 256)"},
       {"worker-vcores", "N", AmSettings.WORKER_VCORES, "worker vcores (default 1)"},
+      {"node-label", "LABEL", AmSettings.NODE_LABEL, "node label (partition) for the workers, and "
+          + "for the AM unless --am-node-label (default: the queue's)"},
+      {"am-node-label", "LABEL", AmSettings.AM_NODE_LABEL, "node label for the AM container "
+          + "(default: --node-label)"},
   };
 
   private final PrintStream out;

@@ -28,13 +28,17 @@ import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.LocalResource;
 import org.apache.hadoop.yarn.api.records.LocalResourceType;
 import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
+import org.apache.hadoop.yarn.api.records.NodeLabel;
+import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.URL;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.YarnClientApplication;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException;
 
 /** Talks to the ResourceManager: checks limits, stages files, submits, and optionally waits. */
 final class YarnSubmitter implements AutoCloseable {
@@ -79,6 +83,8 @@ final class YarnSubmitter implements AutoCloseable {
       checkFits("--worker-memory", s.workerMemoryMb(), max.getMemorySize(), "MB");
       checkFits("--worker-vcores", s.workerVcores(), max.getVirtualCores(), "vcores");
     }
+    checkLabel("--node-label", s.nodeLabel());
+    checkLabel("--am-node-label", s.amNodeLabel());
     ApplicationSubmissionContext ctx = app.getApplicationSubmissionContext();
     ApplicationId id = ctx.getApplicationId();
 
@@ -161,7 +167,36 @@ final class YarnSubmitter implements AutoCloseable {
     ctx.setMaxAppAttempts(s.maxAttempts());
     ctx.setAttemptFailuresValidityInterval(s.attemptValidity().toMillis());
     ctx.setKeepContainersAcrossApplicationAttempts(true);
-    yarn.submitApplication(ctx);
+    if (!s.nodeLabel().isEmpty()) {
+      ctx.setNodeLabelExpression(s.nodeLabel());
+    }
+    if (!s.effectiveAmNodeLabel().isEmpty()) {
+      ResourceRequest am = ResourceRequest.newInstance(Priority.newInstance(0),
+          ResourceRequest.ANY, ctx.getResource(), 1);
+      am.setNodeLabelExpression(s.effectiveAmNodeLabel());
+      ctx.setAMContainerResourceRequests(List.of(am));
+    }
+    try {
+      yarn.submitApplication(ctx);
+    } catch (InvalidResourceRequestException e) {
+      // E.g. a label the queue may not use: the RM knows, the client cannot ask beforehand.
+      throw new Rejected("the ResourceManager refused the request"
+          + (s.nodeLabel().isEmpty() && s.amNodeLabel().isEmpty() ? ""
+              : " (--node-label '" + s.nodeLabel() + "', --am-node-label '" + s.amNodeLabel()
+                  + "', --queue '" + s.queue() + "')") + ": " + e.getMessage());
+    }
+  }
+
+  /** A label the cluster does not have would leave the application waiting for ever. */
+  private void checkLabel(String flag, String label) throws Exception {
+    if (label.isEmpty()) {
+      return;
+    }
+    List<String> known = yarn.getClusterNodeLabels().stream().map(NodeLabel::getName).toList();
+    if (!known.contains(label)) {
+      throw new Rejected(flag + ": no node label '" + label + "' in this cluster ("
+          + (known.isEmpty() ? "it has none" : "it has " + String.join(", ", known)) + ")");
+    }
   }
 
   private int await(ApplicationId id, FileSystem fs) throws Exception {

@@ -208,7 +208,8 @@ final class Workers implements AutoCloseable {
     // Waiting replacements count too: replaceOne() asks only for what is still missing then.
     int missing = target - live() - pending - waiting;
     for (int i = 0; i < missing; i++) {
-      rm.addContainerRequest(new ContainerRequest(requested(), null, null, WORKER_PRIORITY));
+      rm.addContainerRequest(new ContainerRequest(requested(), null, null, WORKER_PRIORITY, true,
+          settings.nodeLabel().isEmpty() ? null : settings.nodeLabel()));
       pending++;
     }
   }
