@@ -167,12 +167,13 @@ class FailoverIT {
   }
 
   /**
-   * Issue 13 item 8. A work-preserving RM restart while the application runs costs it nothing: the
-   * same attempt, epoch and master process, no worker started again, and the AM, which
-   * re-registers by itself, gets containers from the new RM (a flex adds a worker).
+   * Issue 13 item 8. A work-preserving RM restart, and then an RM HA failover, while the application
+   * runs cost it nothing: the same attempt, epoch and master process, no worker started again, and
+   * the AM, which re-registers by itself, gets containers from the new RM (a flex adds a worker
+   * after each).
    */
   @Test
-  void rmRestartCostsTheApplicationNothing() throws Exception {
+  void rmRestartAndFailoverCostTheApplicationNothing() throws Exception {
     String lease = "/amlease/it-rm-restart";
     Path masterPid = dir.resolve("master.pid");
     Path workerLog = dir.resolve("workers");
@@ -190,15 +191,9 @@ class FailoverIT {
         .orElseThrow();
 
     cluster.restartResourceManager();
-    await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> cluster.yarn()
-        .getApplicationReport(id).getYarnApplicationState() == YarnApplicationState.RUNNING);
-
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int flex = ToolRunner.run(cluster.conf(), new FlexCommand(new PrintStream(out, true),
-        new PrintStream(err, true)), new String[] {id.toString(), "--workers", "3"});
-    assertThat(flex).as(err.toString(StandardCharsets.UTF_8)).isZero();
-    await().atMost(Duration.ofSeconds(60)).until(() -> Files.readAllLines(workerLog).size() == 3);
+    flexAndAwait(id, 3, workerLog);
+    cluster.failOverResourceManager();
+    flexAndAwait(id, 4, workerLog);
 
     assertThat(cluster.currentAttempt(id)).isEqualTo(1);
     try (LeaderReader reader = new LeaderReader(cluster.zk(), lease)) {
@@ -207,10 +202,27 @@ class FailoverIT {
     assertThat(master.isAlive()).as("the master runs on").isTrue();
     assertThat(Files.readAllLines(masterPid)).as("no master started again").isEqualTo(masters);
     JsonNode status = Http.status(leader.urls().get("tracking"));
-    assertThat(status.at("/workers/running").asInt()).isEqualTo(3);
+    assertThat(status.at("/workers/running").asInt()).isEqualTo(4);
     assertThat(status.at("/workers/restarts").asInt()).isZero();
     assertThat(status.at("/counters/revocations")).allSatisfy(n -> assertThat(n.asLong()).isZero());
     cluster.yarn().killApplication(id);
+  }
+
+  /**
+   * Once the (new) RM runs the application, flexes it to {@code workers}: only an AM that has
+   * re-registered with that RM gets the container for the new worker.
+   */
+  private static void flexAndAwait(ApplicationId id, int workers, Path workerLog)
+      throws Exception {
+    await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> cluster.yarn()
+        .getApplicationReport(id).getYarnApplicationState() == YarnApplicationState.RUNNING);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int flex = ToolRunner.run(cluster.conf(), new FlexCommand(new PrintStream(out, true),
+        new PrintStream(err, true)), new String[] {id.toString(), "--workers", "" + workers});
+    assertThat(flex).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    await().atMost(Duration.ofSeconds(60))
+        .until(() -> Files.readAllLines(workerLog).size() == workers);
   }
 
 }

@@ -22,6 +22,8 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.ha.HAServiceProtocol;
+import org.apache.hadoop.yarn.conf.HAUtil;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
@@ -37,7 +39,7 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * One MiniYARNCluster (1 RM, 2 NMs) and one real ZooKeeper, shared by a test class (starting the
+ * One MiniYARNCluster (1 RM, or 2 in HA; 2 NMs) and one real ZooKeeper, shared by a test class (starting the
  * cluster takes ~7 s and stopping it ~15 s here), with a YARN client and a ZooKeeper client for
  * looking at both. A JUnit extension: {@code @RegisterExtension static final YarnZkCluster cluster =
  * new YarnZkCluster("name");} starts it before the class's tests and stops it after them.
@@ -49,7 +51,9 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
   /** The yarn-site.xml AM containers read: on the test class path, as the client adds it. */
   private static final Path AM_SITE = Path.of("target", "test-classes", "yarn-site.xml");
   private final String name;
-  private final boolean rmRecovery;
+  private final boolean rmHa;
+  /** The index of the active RM. */
+  private int activeRm;
   private TestingServer zk;
   private MiniYARNCluster yarn;
   private YarnClient yarnClient;
@@ -60,13 +64,14 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
   }
 
   /**
-   * With {@code rmRecovery}, the RM keeps its state in a file store and recovers work-preserving
-   * ({@link #restartResourceManager()}), as production RMs are configured for long-running
-   * applications; everyone retries the RM every 500 ms instead of 30 s.
+   * With {@code rmHa}, two RMs in HA (rm0 active) keep their state in a shared file store and
+   * recover work-preserving ({@link #restartResourceManager()}, {@link #failOverResourceManager()}),
+   * as production RMs are configured for long-running applications; everyone retries the RM
+   * every 500 ms instead of 30 s.
    */
-  YarnZkCluster(String name, boolean rmRecovery) {
+  YarnZkCluster(String name, boolean rmHa) {
     this.name = name;
-    this.rmRecovery = rmRecovery;
+    this.rmHa = rmHa;
   }
 
   @Override
@@ -107,7 +112,7 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
     // Lets a test cut a container off from its NodeManager's kill (a lost or frozen node).
     conf.setClass(YarnConfiguration.NM_CONTAINER_EXECUTOR, LostNodeExecutor.class,
         org.apache.hadoop.yarn.server.nodemanager.ContainerExecutor.class);
-    if (rmRecovery) {
+    if (rmHa) {
       Path store = Files.createTempDirectory(name + "-rm-state");
       conf.setBoolean(YarnConfiguration.RECOVERY_ENABLED, true);
       conf.setBoolean(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_ENABLED, true);
@@ -115,17 +120,23 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
           "org.apache.hadoop.yarn.server.resourcemanager.recovery.FileSystemRMStateStore");
       conf.set(YarnConfiguration.FS_RM_STATE_STORE_URI, store.toUri().toString());
       conf.setLong(YarnConfiguration.RESOURCEMANAGER_CONNECT_RETRY_INTERVAL_MS, 500);
-      // By default the NodeManagers call the RM object they started with, which a restart
-      // replaces: over RPC they find the new one, which needs the RM on fixed ports.
+      // Two RMs, rm0 active; the test moves the active role by hand (no elector).
+      conf.set(YarnConfiguration.RM_HA_IDS, "rm0,rm1");
+      conf.set(YarnConfiguration.RM_CLUSTER_ID, name);
+      conf.setBoolean(YarnConfiguration.AUTO_FAILOVER_ENABLED, false);
+      // By default the NodeManagers call the RM object they started with, which a restart or
+      // failover leaves behind: over RPC they fail over as the AM does, which needs fixed ports.
       conf.setBoolean("yarn.minicluster.fixed.ports", true);
       conf.setBoolean("yarn.minicluster.use-rpc", true);
-      for (String key : List.of(YarnConfiguration.RM_ADDRESS, YarnConfiguration.RM_SCHEDULER_ADDRESS,
-          YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS, YarnConfiguration.RM_ADMIN_ADDRESS,
-          YarnConfiguration.RM_WEBAPP_ADDRESS)) {
-        conf.set(key, "127.0.0.1:" + freePort());
+      for (String rm : List.of("rm0", "rm1")) {
+        for (String key : List.of(YarnConfiguration.RM_ADDRESS,
+            YarnConfiguration.RM_SCHEDULER_ADDRESS, YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS,
+            YarnConfiguration.RM_ADMIN_ADDRESS, YarnConfiguration.RM_WEBAPP_ADDRESS)) {
+          conf.set(HAUtil.addSuffix(key, rm), "127.0.0.1:" + freePort());
+        }
       }
     }
-    yarn = new MiniYARNCluster(name, NODE_MANAGERS, 1, 1);
+    yarn = new MiniYARNCluster(name, rmHa ? 2 : 1, NODE_MANAGERS, 1, 1);
     yarn.init(conf);
     yarn.start();
     yarn.waitForNodeManagersToConnect(Duration.ofSeconds(30).toMillis());
@@ -252,12 +263,31 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
   }
 
   /**
-   * Stops the RM and starts a new one on the same addresses, which recovers from the state store
-   * (a cluster made with {@code rmRecovery}); returns once the NodeManagers have re-registered.
+   * Stops the active RM and starts a new one in its place, which recovers from the state store
+   * once it is made active again (a cluster made with {@code rmHa}; the other RM stays standby);
+   * returns once the NodeManagers have re-registered.
    */
   void restartResourceManager() throws Exception {
-    yarn.restartResourceManager(0);
-    yarn.waitForNodeManagersToConnect(Duration.ofSeconds(60).toMillis());
+    yarn.restartResourceManager(activeRm);
+    makeActive(activeRm);
+  }
+
+  /**
+   * Makes the active RM standby and the other one active, which recovers from the state store
+   * (a cluster made with {@code rmHa}); returns once the NodeManagers have re-registered with it.
+   */
+  void failOverResourceManager() throws Exception {
+    yarn.getResourceManager(activeRm).getRMContext().getRMAdminService().transitionToStandby(
+        new HAServiceProtocol.StateChangeRequestInfo(HAServiceProtocol.RequestSource.REQUEST_BY_USER));
+    makeActive(1 - activeRm);
+  }
+
+  private void makeActive(int rm) throws Exception {
+    yarn.getResourceManager(rm).getRMContext().getRMAdminService().transitionToActive(
+        new HAServiceProtocol.StateChangeRequestInfo(HAServiceProtocol.RequestSource.REQUEST_BY_USER));
+    activeRm = rm;
+    assertThat(yarn.waitForNodeManagersToConnect(Duration.ofSeconds(60).toMillis()))
+        .as("NodeManagers registered with rm" + rm).isTrue();
   }
 
   /**
