@@ -3,7 +3,6 @@ package io.amlease.am.master;
 import io.amlease.am.AmSettings;
 import io.amlease.lease.Durations;
 import io.amlease.lease.Epoch;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -13,6 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -26,7 +27,6 @@ import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
 import org.apache.hadoop.yarn.client.api.async.AMRMClientAsync;
-import org.apache.hadoop.yarn.client.api.async.NMClientAsync;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,7 +60,7 @@ final class Workers implements AutoCloseable {
   private final Map<String, LocalResource> files;
   private final Map<String, String> attemptEnv;
   private final AMRMClientAsync<ContainerRequest> rm;
-  private final NMClientAsync nm;
+  private final Launcher launcher;
   private final RestartPolicy policy;
   private final LongSupplier nanos;
   private final GiveUp giveUp;
@@ -79,12 +79,27 @@ final class Workers implements AutoCloseable {
   private Epoch epoch;
   private boolean stopping;
 
+  /** Starts worker containers: the NodeManager client, or a test's stand-in. */
+  interface Launcher extends AutoCloseable {
+    void launch(Container c, ContainerLaunchContext ctx);
+
+    @Override
+    void close();
+  }
+
   /**
    * @param files the shipped files, localized in every worker
    * @param attemptEnv the environment every worker gets besides the epoch (the AM's contract)
    */
   Workers(AmSettings settings, Map<String, LocalResource> files, Map<String, String> attemptEnv,
       AMRMClientAsync<ContainerRequest> rm, Configuration conf, GiveUp giveUp) {
+    this(settings, files, attemptEnv, rm, giveUp, startFailed -> new NmLauncher(conf, startFailed));
+  }
+
+  /** @param launchers makes the launcher, given what to call when a container fails to start */
+  Workers(AmSettings settings, Map<String, LocalResource> files, Map<String, String> attemptEnv,
+      AMRMClientAsync<ContainerRequest> rm, GiveUp giveUp,
+      Function<BiConsumer<ContainerId, Throwable>, Launcher> launchers) {
     this.settings = settings;
     this.files = Map.copyOf(files);
     this.attemptEnv = Map.copyOf(attemptEnv);
@@ -97,27 +112,7 @@ final class Workers implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    this.nm = NMClientAsync.createNMClientAsync(new NMClientAsync.AbstractCallbackHandler() {
-      @Override public void onContainerStarted(ContainerId id, Map<String, ByteBuffer> data) {
-        LOG.info("worker {} started", id);
-      }
-      @Override public void onContainerStatusReceived(ContainerId id,
-          org.apache.hadoop.yarn.api.records.ContainerStatus status) {}
-      @Override public void onContainerStopped(ContainerId id) {}
-      @Override public void onStartContainerError(ContainerId id, Throwable t) {
-        startFailed(id, t);
-      }
-      @Override public void onContainerResourceIncreased(ContainerId id, Resource r) {}
-      @Override public void onContainerResourceUpdated(ContainerId id, Resource r) {}
-      @Override public void onGetContainerStatusError(ContainerId id, Throwable t) {}
-      @Override public void onIncreaseContainerResourceError(ContainerId id, Throwable t) {}
-      @Override public void onUpdateContainerResourceError(ContainerId id, Throwable t) {}
-      @Override public void onStopContainerError(ContainerId id, Throwable t) {}
-    });
-    nm.init(conf);
-    // A lost lease must leave the workers running for the next attempt to adopt.
-    nm.getClient().cleanupRunningContainersOnStop(false);
-    nm.start();
+    this.launcher = launchers.apply(this::startFailed);
   }
 
   /** Workers running now (thread-safe, for the status page). */
@@ -240,7 +235,7 @@ final class Workers implements AutoCloseable {
       ContainerLaunchContext ctx = ContainerLaunchContext.newInstance(files, env,
           List.of("bash -c '" + settings.workerCommand().replace("'", "'\\''") + "'"
               + " 1><LOG_DIR>/worker.stdout 2><LOG_DIR>/worker.stderr"), null, null, null);
-      nm.startContainerAsync(c, ctx);
+      launcher.launch(c, ctx);
     }
   }
 
@@ -341,6 +336,6 @@ final class Workers implements AutoCloseable {
   @Override
   public void close() {
     timer.shutdownNow();
-    nm.stop();
+    launcher.close();
   }
 }
