@@ -207,8 +207,12 @@ public final class FlexCommand extends Configured implements Tool {
         // Only the leading AM removes a request: ours is applied once its node is gone, even if
         // another flex has made a new one since.
         if (pending == null || pending.getCzxid() != request.getCzxid()) {
-          Stat st = zk.checkExists().forPath(applied);
-          int now = st == null ? -1 : WorkerCountNodes.parse(applied, zk.getData().forPath(applied));
+          int now;
+          try {
+            now = WorkerCountNodes.parse(applied, zk.getData().forPath(applied));
+          } catch (KeeperException.NoNodeException none) {
+            now = -1;
+          }
           if (now == args.workers()) {
             out.println(args.app() + " workers " + now);
             return 0;

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
@@ -60,8 +61,8 @@ final class WorkerCount implements AutoCloseable {
       schedule(Duration.ZERO);
     }
   };
-  // Only on the executor's thread.
-  private CuratorFramework zk;
+  // Set only on the executor's thread; volatile for close(), which must not miss one being made.
+  private volatile CuratorFramework zk;
   private Epoch reportedFor;
   private int reported;
   private volatile Epoch leading;
@@ -118,14 +119,15 @@ final class WorkerCount implements AutoCloseable {
     CuratorFramework c = client();
     ZooKeeper z = c.getZookeeperClient().getZooKeeper();
     ZkClients.sync(z, applied, connectionTimeout);
-    Stat appliedStat = c.checkExists().forPath(applied);
+    Stat appliedStat = new Stat();
     int current = submitted;
-    if (appliedStat != null) {
-      try {
-        current = WorkerCountNodes.parse(applied, c.getData().forPath(applied));
-      } catch (IllegalArgumentException bad) {
-        LOG.warn("{}; running the submitted {}", bad.getMessage(), submitted);
-      }
+    try {
+      current = WorkerCountNodes.parse(applied,
+          c.getData().storingStatIn(appliedStat).forPath(applied));
+    } catch (KeeperException.NoNodeException none) {
+      appliedStat = null; // No flex applied yet: the submitted count runs.
+    } catch (IllegalArgumentException bad) {
+      LOG.warn("{}; running the submitted {}", bad.getMessage(), submitted);
     }
     Stat requestStat = c.checkExists().usingWatcher(onRequest).forPath(requested);
     if (requestStat == null) {
@@ -167,6 +169,10 @@ final class WorkerCount implements AutoCloseable {
         }
       });
       zk = c;
+      if (executor.isShutdown()) {
+        c.close(); // close() ran meanwhile and may have missed it.
+        throw new LeaseException.Unavailable("worker count reader closed", null);
+      }
     }
     return zk;
   }
