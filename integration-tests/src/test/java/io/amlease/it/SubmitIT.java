@@ -469,30 +469,45 @@ class SubmitIT {
   @Test
   void nodeLabelsPlaceTheAmAndTheWorkers() throws Exception {
     NodeId labelled = cluster.labelNode(1);
+    List<ApplicationId> ids = new ArrayList<>();
     try {
-      ApplicationAttemptId all = submitLabelled("it-labels", "--node-label");
+      ApplicationAttemptId all = submitLabelled("it-labels", "--node-label", ids);
       List<NodeId> nodes = await().atMost(Duration.ofSeconds(60))
           .until(() -> runningNodes(all), n -> n.size() == 3);
       assertThat(nodes).as("the AM and both workers").containsOnly(labelled);
       assertThat(tool(KillCommand::new, all.getApplicationId().toString()).exit()).isZero();
 
-      ApplicationAttemptId amOnly = submitLabelled("it-am-label", "--am-node-label");
+      ApplicationAttemptId amOnly = submitLabelled("it-am-label", "--am-node-label", ids);
       List<NodeId> amFirst = await().atMost(Duration.ofSeconds(60))
           .until(() -> runningNodes(amOnly), n -> n.size() == 3);
       assertThat(amFirst.get(0)).as("the AM").isEqualTo(labelled);
       assertThat(amFirst.subList(1, 3)).as("the workers").doesNotContain(labelled);
       assertThat(tool(KillCommand::new, amOnly.getApplicationId().toString()).exit()).isZero();
+
+      // A label the cluster has but the queue may not use would fail every worker request.
+      cluster.addClusterLabel("gpu");
+      int before = cluster.yarn().getApplications().size();
+      assertRejected(64, "--node-label: queue 'default' may not use node label 'gpu' (it may use "
+          + YarnZkCluster.LABEL + ")", "--name", "l", "--zk", cluster.zkConnect(),
+          "--am-node-label", YarnZkCluster.LABEL, "--node-label", "gpu", "--", "true");
+      assertThat(cluster.yarn().getApplications()).hasSize(before);
     } finally {
-      cluster.unlabelNodes();
+      for (ApplicationId id : ids) {
+        cluster.yarn().killApplication(id);
+      }
+      cluster.removeLabels();
     }
   }
 
-  private ApplicationAttemptId submitLabelled(String name, String flag) throws Exception {
+  private ApplicationAttemptId submitLabelled(String name, String flag, List<ApplicationId> ids)
+      throws Exception {
     Run run = submit("--name", name, "--zk", cluster.zkConnect(), "--session-timeout", "6s",
         "--stop-timeout", "1s", "--am-memory", "256", "--workers", "2", "--worker-memory", "128",
         flag, YarnZkCluster.LABEL, "--worker-command", "exec sleep 600", "--", "sleep", "600");
     assertThat(run.exit()).as(run.err()).isZero();
-    return ApplicationAttemptId.newInstance(ApplicationId.fromString(run.out().trim()), 1);
+    ApplicationId id = ApplicationId.fromString(run.out().trim());
+    ids.add(id);
+    return ApplicationAttemptId.newInstance(id, 1);
   }
 
   /** The nodes of {@code attempt}'s RUNNING containers in container order, its AM's first. */

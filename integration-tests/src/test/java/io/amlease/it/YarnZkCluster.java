@@ -155,6 +155,9 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
    * place: neither the cluster's Configuration nor a starting AM may read a half-written file.
    */
   void writeAmSite(Map<String, String> overrides) throws IOException {
+    if (!overrides.isEmpty()) {
+      noHa("writeAmSite with overrides"); // The AM would read the rm-id-suffixed keys instead.
+    }
     Configuration site = new Configuration(yarn.getConfig());
     overrides.forEach(site::set);
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
@@ -169,6 +172,7 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
 
   /** host:port of the RM's scheduler (AM-facing) service. */
   InetSocketAddress schedulerAddress() {
+    noHa("schedulerAddress");
     return yarn.getConfig().getSocketAddr(YarnConfiguration.RM_SCHEDULER_ADDRESS,
         YarnConfiguration.DEFAULT_RM_SCHEDULER_ADDRESS, YarnConfiguration.DEFAULT_RM_SCHEDULER_PORT);
   }
@@ -178,6 +182,7 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
    * listens on: MiniYARNCluster's RM builds its proxy URLs from its configured address, port 0.
    */
   String viaRmWeb(String url) {
+    noHa("viaRmWeb");
     String web = yarn.getConfig().get(YarnConfiguration.RM_WEBAPP_ADDRESS);
     return URI.create("http://" + web).resolve(URI.create(url).getPath()).toString();
   }
@@ -255,6 +260,22 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
     Files.deleteIfExists(AM_SITE);
   }
 
+  /** What reads one RM's unsuffixed address keys means nothing with two RMs in HA. */
+  private void noHa(String what) {
+    if (rmHa) {
+      throw new IllegalStateException(what + " does not work on a cluster with RM HA");
+    }
+  }
+
+  /**
+   * The nodes the active RM keeps {@code id}'s AM attempts off (YARN's AM blacklisting), by their
+   * scheduler names.
+   */
+  List<String> amBlacklist(ApplicationId id) {
+    return yarn.getResourceManager().getRMContext().getRMApps().get(id).getCurrentAppAttempt()
+        .getAMBlacklistManager().getBlacklistUpdates().getBlacklistAdditions();
+  }
+
   private static int freePort() throws IOException {
     try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1,
         java.net.InetAddress.getLoopbackAddress())) {
@@ -291,27 +312,40 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
   }
 
   /**
-   * Puts {@link #LABEL} on NodeManager {@code index} and returns its id; {@link #unlabelNodes} takes
+   * Puts {@link #LABEL} on NodeManager {@code index} and returns its id; {@link #removeLabels} takes
    * it off again. The label is exclusive: only requests for it may use the node, and they may use
    * no other, so where a container runs shows which label it asked for.
    */
   NodeId labelNode(int index) throws IOException {
+    addClusterLabel(LABEL);
     RMNodeLabelsManager labels = yarn.getResourceManager().getRMContext().getNodeLabelManager();
-    if (!labels.getClusterNodeLabelNames().contains(LABEL)) {
-      labels.addToCluserNodeLabels(List.of(NodeLabel.newInstance(LABEL, true)));
-    }
     NodeId node = yarn.getNodeManager(index).getNMContext().getNodeId();
     labels.replaceLabelsOnNode(Map.of(node, Set.of(LABEL)));
     return node;
   }
 
-  void unlabelNodes() throws IOException {
+  /** Adds an exclusive node label to the cluster (on no node, and no queue may use it but LABEL). */
+  void addClusterLabel(String label) throws IOException {
+    RMNodeLabelsManager labels = yarn.getResourceManager().getRMContext().getNodeLabelManager();
+    if (!labels.getClusterNodeLabelNames().contains(label)) {
+      labels.addToCluserNodeLabels(List.of(NodeLabel.newInstance(label, true)));
+    }
+  }
+
+  /**
+   * Takes every label off every node, and every label but {@link #LABEL} (which the queues name)
+   * out of the cluster.
+   */
+  void removeLabels() throws IOException {
     RMNodeLabelsManager labels = yarn.getResourceManager().getRMContext().getNodeLabelManager();
     Map<NodeId, Set<String>> none = new java.util.HashMap<>();
     for (NodeId n : labels.getNodeLabels().keySet()) {
       none.put(n, Set.of());
     }
     labels.replaceLabelsOnNode(none);
+    Set<String> extra = new java.util.HashSet<>(labels.getClusterNodeLabelNames());
+    extra.remove(LABEL);
+    labels.removeFromClusterNodeLabels(extra);
   }
 
   /** A YARN client of the cluster. */

@@ -83,8 +83,8 @@ final class YarnSubmitter implements AutoCloseable {
       checkFits("--worker-memory", s.workerMemoryMb(), max.getMemorySize(), "MB");
       checkFits("--worker-vcores", s.workerVcores(), max.getVirtualCores(), "vcores");
     }
-    checkLabel("--node-label", s.nodeLabel());
-    checkLabel("--am-node-label", s.amNodeLabel());
+    checkLabel("--node-label", s.nodeLabel(), queue);
+    checkLabel("--am-node-label", s.amNodeLabel(), queue);
     ApplicationSubmissionContext ctx = app.getApplicationSubmissionContext();
     ApplicationId id = ctx.getApplicationId();
 
@@ -179,7 +179,7 @@ final class YarnSubmitter implements AutoCloseable {
     try {
       yarn.submitApplication(ctx);
     } catch (InvalidResourceRequestException e) {
-      // E.g. a label the queue may not use: the RM knows, the client cannot ask beforehand.
+      // What the checks above could not know (the RM checks only the AM's request here).
       throw new Rejected("the ResourceManager refused the request"
           + (s.nodeLabel().isEmpty() && s.amNodeLabel().isEmpty() ? ""
               : " (--node-label '" + s.nodeLabel() + "', --am-node-label '" + s.amNodeLabel()
@@ -187,8 +187,11 @@ final class YarnSubmitter implements AutoCloseable {
     }
   }
 
-  /** A label the cluster does not have would leave the application waiting for ever. */
-  private void checkLabel(String flag, String label) throws Exception {
+  /**
+   * A label the cluster does not have would leave the application waiting for ever, and one the
+   * queue may not use fails every worker request (the RM checks only the AM's at submission).
+   */
+  private void checkLabel(String flag, String label, QueueInfo queue) throws Exception {
     if (label.isEmpty()) {
       return;
     }
@@ -196,6 +199,13 @@ final class YarnSubmitter implements AutoCloseable {
     if (!known.contains(label)) {
       throw new Rejected(flag + ": no node label '" + label + "' in this cluster ("
           + (known.isEmpty() ? "it has none" : "it has " + String.join(", ", known)) + ")");
+    }
+    java.util.Set<String> usable = queue.getAccessibleNodeLabels();
+    if (usable != null && !usable.contains("*") && !usable.contains(label)) {
+      throw new Rejected(flag + ": queue '" + queue.getQueueName() + "' may not use node label '"
+          + label + "' (" + (usable.stream().allMatch(String::isEmpty) ? "it may use none"
+              : "it may use " + String.join(", ", usable.stream().filter(l -> !l.isEmpty())
+                  .sorted().toList())) + ")");
     }
   }
 

@@ -22,11 +22,13 @@ import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.LocalResource;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
 import org.apache.hadoop.yarn.client.api.async.AMRMClientAsync;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,6 +63,7 @@ final class Workers implements AutoCloseable {
   private final Map<String, String> attemptEnv;
   private final AMRMClientAsync<ContainerRequest> rm;
   private final Launcher launcher;
+  private final boolean portInNodeName;
   private final RestartPolicy policy;
   private final LongSupplier nanos;
   private final GiveUp giveUp;
@@ -93,13 +96,19 @@ final class Workers implements AutoCloseable {
    */
   Workers(AmSettings settings, Map<String, LocalResource> files, Map<String, String> attemptEnv,
       AMRMClientAsync<ContainerRequest> rm, Configuration conf, GiveUp giveUp) {
-    this(settings, files, attemptEnv, rm, giveUp, startFailed -> new NmLauncher(conf, startFailed));
+    this(settings, files, attemptEnv, rm, giveUp, startFailed -> new NmLauncher(conf, startFailed),
+        conf.getBoolean(YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
+            YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME));
   }
 
-  /** @param launchers makes the launcher, given what to call when a container fails to start */
+  /**
+   * @param launchers makes the launcher, given what to call when a container fails to start
+   * @param portInNodeName the RM names nodes host:port, not host
+   */
   Workers(AmSettings settings, Map<String, LocalResource> files, Map<String, String> attemptEnv,
       AMRMClientAsync<ContainerRequest> rm, GiveUp giveUp,
-      Function<BiConsumer<ContainerId, Throwable>, Launcher> launchers) {
+      Function<BiConsumer<ContainerId, Throwable>, Launcher> launchers, boolean portInNodeName) {
+    this.portInNodeName = portInNodeName;
     this.settings = settings;
     this.files = Map.copyOf(files);
     this.attemptEnv = Map.copyOf(attemptEnv);
@@ -281,9 +290,9 @@ final class Workers implements AutoCloseable {
 
   private void failed(Container c, String what, String diagnostics) {
     failures++;
-    String host = c.getNodeId().getHost();
+    String host = nodeName(c.getNodeId());
     boolean elsewhere = running.values().stream()
-        .anyMatch(r -> !r.getNodeId().getHost().equals(host));
+        .anyMatch(r -> !nodeName(r.getNodeId()).equals(host));
     RestartPolicy.Verdict v = policy.failed(nanos.getAsLong(), host, elsewhere);
     if (v.avoidNode()) {
       LOG.warn("{} workers failed on {} within {} while others run elsewhere: no more workers "
@@ -311,6 +320,14 @@ final class Workers implements AutoCloseable {
   private synchronized void replaceOne() {
     waiting--;
     topUp();
+  }
+
+  /**
+   * A node as the scheduler names it, which is what a blacklist must say: its host, or host:port
+   * where the RM tells NodeManagers on one host apart (yarn.scheduler.include-port-in-node-name).
+   */
+  private String nodeName(NodeId node) {
+    return portInNodeName ? node.getHost() + ":" + node.getPort() : node.getHost();
   }
 
   private static String tail(String text) {

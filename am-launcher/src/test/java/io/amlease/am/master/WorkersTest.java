@@ -41,9 +41,16 @@ class WorkersTest {
   private static final ApplicationAttemptId ATTEMPT =
       ApplicationAttemptId.newInstance(ApplicationId.newInstance(1, 1), 1);
 
-  /** Hadoop's client with its releases recorded. */
+  /** Hadoop's client with its releases and blacklist additions recorded. */
   static final class RecordingClient extends AMRMClientImpl<ContainerRequest> {
     final List<ContainerId> released = new CopyOnWriteArrayList<>();
+    final List<String> blacklisted = new CopyOnWriteArrayList<>();
+
+    @Override
+    public synchronized void updateBlacklist(List<String> additions, List<String> removals) {
+      blacklisted.addAll(additions);
+      super.updateBlacklist(additions, removals);
+    }
 
     @Override
     public synchronized void releaseAssignedContainer(ContainerId id) {
@@ -60,7 +67,12 @@ class WorkersTest {
   private java.util.function.BiConsumer<ContainerId, Throwable> startFailed;
 
   private Workers workers(int max) {
+    return workers(max, false, "");
+  }
+
+  private Workers workers(int max, boolean portInNodeName, String label) {
     Configuration conf = new Configuration(false);
+    conf.set(AmSettings.NODE_LABEL, label);
     conf.set(AmSettings.NAME, "w");
     conf.set("amlease.zk.connect", "127.0.0.1:2181");
     conf.set(AmSettings.MASTER_COMMAND, "[\"true\"]");
@@ -93,7 +105,7 @@ class WorkersTest {
           }
 
           @Override public void close() {}
-        });
+        }, portInNodeName);
     return workers;
   }
 
@@ -171,6 +183,34 @@ class WorkersTest {
     // The second backoff (2 s) ends with one worker running and a count of 1: nothing to ask for.
     await().during(Duration.ofMillis(2500)).atMost(Duration.ofSeconds(4)).until(() -> open() == 0);
     assertThat(w.running()).isEqualTo(1);
+  }
+
+  /** With --node-label every worker request asks for the label (not only the application). */
+  @Test
+  void workerRequestsCarryTheNodeLabel() {
+    Workers w = workers(10, false, "ssd");
+    w.lead(EPOCH, 2);
+    List<? extends Collection<ContainerRequest>> m =
+        client.getMatchingRequests(WORKER, ResourceRequest.ANY, SIZE);
+    assertThat(m.get(0)).hasSize(2)
+        .allSatisfy(r -> assertThat(r.getNodeLabelExpression()).isEqualTo("ssd"));
+  }
+
+  /**
+   * Two failures on one node while a worker runs elsewhere: the node is avoided under the name
+   * the scheduler matches blacklists against, host:port when the RM includes ports.
+   */
+  @Test
+  void aNodeWhereWorkersKeepFailingIsBlacklistedByItsSchedulerName() {
+    Workers w = workers(10, true, "");
+    w.lead(EPOCH, 2);
+    List<Container> cs = allocate(2); // node0:1 and node1:1
+    w.completed(List.of(ended(cs.get(0), 1)));
+    await().atMost(Duration.ofSeconds(5)).until(() -> open() == 1);
+    Container again = allocate(1).get(0); // node0:1 again
+    assertThat(client.blacklisted).isEmpty();
+    w.completed(List.of(ended(again, 1)));
+    assertThat(client.blacklisted).containsExactly("node0:1");
   }
 
   @Test
