@@ -18,6 +18,15 @@ public final class LeaseConfig {
   public static final String SESSION_TIMEOUT = "amlease.zk.session-timeout";
   public static final String CONNECTION_TIMEOUT = "amlease.zk.connection-timeout";
   public static final String ACL_CREDENTIALS = "amlease.zk.acl-credentials";
+  /**
+   * The SASL principal (as the ZooKeeper server names it, e.g. {@code amlease} or
+   * {@code amlease/host@REALM}) that owns the lease's nodes. Set, the lease's clients authenticate
+   * with SASL (Kerberos, or DIGEST-MD5) from the JAAS login context {@link #SASL_LOGIN_CONTEXT}.
+   */
+  public static final String SASL_PRINCIPAL = "amlease.zk.sasl-principal";
+  /** The JAAS login context the lease's clients log in with (ZooKeeper's and Hadoop's: Client). */
+  public static final String SASL_LOGIN_CONTEXT = "amlease.zk.sasl-login-context";
+  public static final String DEFAULT_SASL_LOGIN_CONTEXT = "Client";
   public static final String LEASE_PATH = "amlease.lease.path";
   public static final String HOLDER_ID = "amlease.lease.holder-id";
   public static final String GRACE = "amlease.lease.grace";
@@ -43,6 +52,8 @@ public final class LeaseConfig {
   private final double clockRateError;
   private final Duration slack;
   private final Optional<DigestCredentials> aclCredentials;
+  private final Optional<String> saslPrincipal;
+  private final String saslLoginContext;
   private final LeaderDetails details;
   private final LeaseTiming requestedTiming;
   private final OptionalLong generation;
@@ -59,6 +70,8 @@ public final class LeaseConfig {
     clockRateError = b.clockRateError;
     slack = b.slack;
     aclCredentials = Optional.ofNullable(b.aclCredentials).map(DigestCredentials::load);
+    saslPrincipal = Optional.ofNullable(b.saslPrincipal);
+    saslLoginContext = b.saslLoginContext;
     details = b.details;
     requestedTiming = timingFor(sessionTimeout, "requested");
     generation = b.generation == null ? OptionalLong.empty() : OptionalLong.of(b.generation);
@@ -81,6 +94,9 @@ public final class LeaseConfig {
   public double clockRateError() { return clockRateError; }
   public Duration slack() { return slack; }
   public Optional<DigestCredentials> aclCredentials() { return aclCredentials; }
+  /** The SASL principal that owns the lease's nodes, when the lease uses SASL. */
+  public Optional<String> saslPrincipal() { return saslPrincipal; }
+  public String saslLoginContext() { return saslLoginContext; }
   public LeaderDetails details() { return details; }
   /**
    * The contender's generation, if it has one (the AM: its YARN attempt number). Once a contender of
@@ -120,6 +136,10 @@ public final class LeaseConfig {
       }
     });
     Optional.ofNullable(conf.get(ACL_CREDENTIALS)).map(Path::of).ifPresent(b::aclCredentials);
+    Optional.ofNullable(conf.get(SASL_PRINCIPAL)).map(String::trim).filter(v -> !v.isEmpty())
+        .ifPresent(b::saslPrincipal);
+    Optional.ofNullable(conf.get(SASL_LOGIN_CONTEXT)).map(String::trim)
+        .ifPresent(b::saslLoginContext);
     Optional.ofNullable(conf.get(GENERATION)).ifPresent(v -> {
       try {
         b.generation(Long.parseLong(v.trim()));
@@ -148,6 +168,10 @@ public final class LeaseConfig {
     m.put(CLOCK_RATE_ERROR, Double.toString(clockRateError));
     m.put(SLACK, slack.toMillis() + "ms");
     aclCredentials.ifPresent(c -> m.put(ACL_CREDENTIALS, c.file().toString()));
+    saslPrincipal.ifPresent(p -> {
+      m.put(SASL_PRINCIPAL, p);
+      m.put(SASL_LOGIN_CONTEXT, saslLoginContext);
+    });
     return m;
   }
 
@@ -164,6 +188,8 @@ public final class LeaseConfig {
     private double clockRateError = DEFAULT_CLOCK_RATE_ERROR;
     private Duration slack = MIN_SLACK;
     private Path aclCredentials;
+    private String saslPrincipal;
+    private String saslLoginContext = DEFAULT_SASL_LOGIN_CONTEXT;
     private LeaderDetails details = LeaderDetails.NONE;
     private Long generation;
 
@@ -178,6 +204,8 @@ public final class LeaseConfig {
     public Builder clockRateError(double v) { clockRateError = v; return this; }
     public Builder slack(Duration v) { slack = v; return this; }
     public Builder aclCredentials(Path v) { aclCredentials = v; return this; }
+    public Builder saslPrincipal(String v) { saslPrincipal = v; return this; }
+    public Builder saslLoginContext(String v) { saslLoginContext = v; return this; }
     public Builder details(LeaderDetails v) { details = Objects.requireNonNull(v); return this; }
     public Builder generation(long v) { generation = v; return this; }
 
@@ -209,6 +237,22 @@ public final class LeaseConfig {
       if (generation != null && generation < 1) {
         throw new LeaseConfigException(GENERATION, GENERATION + " (" + generation
             + ") must be at least 1");
+      }
+      if (saslPrincipal != null) {
+        if (saslPrincipal.isBlank() || !saslPrincipal.matches("[^\\s,:]+")) {
+          throw new LeaseConfigException(SASL_PRINCIPAL, SASL_PRINCIPAL + " ('" + saslPrincipal
+              + "') must be a principal as ZooKeeper names it, e.g. amlease or "
+              + "amlease/host@REALM: no spaces, ',' or ':'");
+        }
+        if (aclCredentials != null) {
+          throw new LeaseConfigException(SASL_PRINCIPAL, "set either " + ACL_CREDENTIALS
+              + " (digest) or " + SASL_PRINCIPAL + " (SASL), not both: a lease's nodes have one "
+              + "owner");
+        }
+      }
+      if (saslLoginContext == null || saslLoginContext.isBlank()) {
+        throw new LeaseConfigException(SASL_LOGIN_CONTEXT, SASL_LOGIN_CONTEXT
+            + " must name a JAAS login context, e.g. " + DEFAULT_SASL_LOGIN_CONTEXT);
       }
       if (slack == null || slack.compareTo(MIN_SLACK) < 0) {
         throw new LeaseConfigException(SLACK, SLACK + " (" + (slack == null ? "null"

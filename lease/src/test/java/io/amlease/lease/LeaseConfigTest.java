@@ -137,6 +137,25 @@ class LeaseConfigTest {
   }
 
   @Test
+  void saslPrincipalIsOnePrincipalAndExcludesDigestCredentials(@TempDir Path dir) throws Exception {
+    Map<String, String> m = base();
+    m.put(LeaseConfig.SASL_PRINCIPAL, "amlease/host@EXAMPLE.COM");
+    LeaseConfig c = build(m);
+    assertThat(c.saslPrincipal()).contains("amlease/host@EXAMPLE.COM");
+    assertThat(c.saslLoginContext()).isEqualTo("Client");
+    assertThat(LeaseConfig.fromMap(c.toMap()).build().saslPrincipal()).isEqualTo(c.saslPrincipal());
+
+    m.put(LeaseConfig.SASL_PRINCIPAL, "a b");
+    rejected(m, LeaseConfig.SASL_PRINCIPAL, "'a b'", "no spaces");
+    m.put(LeaseConfig.SASL_PRINCIPAL, "amlease");
+    m.put(LeaseConfig.ACL_CREDENTIALS, Files.writeString(dir.resolve("c"), "u:p").toString());
+    rejected(m, LeaseConfig.SASL_PRINCIPAL, LeaseConfig.ACL_CREDENTIALS, "not both");
+    m.remove(LeaseConfig.ACL_CREDENTIALS);
+    m.put(LeaseConfig.SASL_LOGIN_CONTEXT, " ");
+    rejected(m, LeaseConfig.SASL_LOGIN_CONTEXT, "JAAS login context");
+  }
+
+  @Test
   void credentialsFileMustExistAndHoldUserColonPassword(@TempDir Path dir) throws Exception {
     Map<String, String> m = base();
     m.put(LeaseConfig.ACL_CREDENTIALS, dir.resolve("missing").toString());

@@ -68,8 +68,13 @@ final class HoldCommand {
           + "SIGTERM; grace + stop-timeout must fit the G2 bound (default 5s)")
       .keyed("acl-credentials", "FILE", LeaseConfig.ACL_CREDENTIALS,
           "file with 'user:password': lease nodes get an ACL only this principal can write")
+      .keyed("sasl-principal", "PRINCIPAL", LeaseConfig.SASL_PRINCIPAL, "authenticate to "
+          + "ZooKeeper with SASL (JAAS file in -Djava.security.auth.login.config via AMLEASE_OPTS): "
+          + "lease nodes get an ACL only this principal can write")
+      .keyed("sasl-login-context", "NAME", LeaseConfig.SASL_LOGIN_CONTEXT,
+          "JAAS login context for --sasl-principal (default Client)")
       .flag("status-port", "[HOST:]PORT", "serve status.json and Prometheus metrics over HTTP "
-          + "(HOST default 0.0.0.0; PORT 0 picks a free port, logged at start)");
+          + "(HOST default 127.0.0.1, loopback only; PORT 0 picks a free port, logged at start)");
 
   private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
   private final PrintStream out;

@@ -1,12 +1,16 @@
 package io.amlease.cli;
 
-/** {@code [HOST:]PORT} for a status server, validated with a message that names the flag. */
+/**
+ * {@code [HOST:]PORT} for a status server, validated with a message that names the flag. Without a
+ * HOST it listens on loopback only: the page tells who holds the lease and when it expires, so
+ * serving it to the network ({@code 0.0.0.0:PORT}) is a choice to make explicitly.
+ */
 record StatusAddress(String host, int port) {
-  private static final String ANY = "0.0.0.0";
+  private static final String LOOPBACK = "127.0.0.1";
 
   static StatusAddress parse(String flag, String value) throws CommandLines.UsageException {
     int colon = value.lastIndexOf(':');
-    String host = colon < 0 ? ANY : value.substring(0, colon);
+    String host = colon < 0 ? LOOPBACK : value.substring(0, colon);
     String port = colon < 0 ? value : value.substring(colon + 1);
     int p;
     try {

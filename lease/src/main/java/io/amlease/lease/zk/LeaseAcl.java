@@ -1,31 +1,92 @@
 package io.amlease.lease.zk;
 
 import io.amlease.lease.DigestCredentials;
+import io.amlease.lease.LeaseConfig;
+import io.amlease.lease.LeaseException;
 import java.nio.charset.StandardCharsets;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import javax.security.auth.login.AppConfigurationEntry;
 import org.apache.curator.framework.AuthInfo;
 import org.apache.curator.framework.api.ACLProvider;
 import org.apache.zookeeper.ZKUtil;
 import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 
 /**
- * Digest credentials for a lease and the ACL they imply: the lease's principal may do everything to
- * the lease's nodes, everyone else may only read them (so {@code amlease leader} works without
- * credentials). Nodes above the lease path keep an open ACL, as they are shared by other leases.
+ * Who owns a lease (digest credentials, or a SASL principal) and the ACL that implies: the owner may
+ * do everything to the lease's nodes, everyone else may only read them (so {@code amlease leader}
+ * works without credentials). Nodes above the lease path keep an open ACL, as they are shared by
+ * other leases. Without an owner the lease is open by choice.
  */
 final class LeaseAcl implements ACLProvider {
   private final LeasePaths paths;
   private final Optional<DigestCredentials> credentials;
+  private final Optional<String> saslPrincipal;
+  private final String saslLoginContext;
 
   LeaseAcl(LeasePaths paths, Optional<DigestCredentials> credentials) {
+    this(paths, credentials, Optional.empty(), LeaseConfig.DEFAULT_SASL_LOGIN_CONTEXT);
+  }
+
+  LeaseAcl(LeasePaths paths, LeaseConfig config) {
+    this(paths, config.aclCredentials(), config.saslPrincipal(), config.saslLoginContext());
+  }
+
+  private LeaseAcl(LeasePaths paths, Optional<DigestCredentials> credentials,
+      Optional<String> saslPrincipal, String saslLoginContext) {
     this.paths = paths;
     this.credentials = credentials;
+    this.saslPrincipal = saslPrincipal;
+    this.saslLoginContext = saslLoginContext;
+  }
+
+  /** The owner's id in ACLs. */
+  private Optional<Id> owner() {
+    return credentials.map(LeaseAcl::idOf).or(() -> saslPrincipal.map(p -> new Id("sasl", p)));
+  }
+
+  /** The owner as error messages name it. */
+  String who() {
+    return credentials.map(c -> "digest user '" + c.user() + "'")
+        .or(() -> saslPrincipal.map(p -> "SASL principal '" + p + "' (JAAS login context '"
+            + saslLoginContext + "')"))
+        .orElse("a client without credentials");
+  }
+
+  /**
+   * The client settings that make ZooKeeper log in with SASL from the owner's JAAS login context;
+   * none (ZooKeeper's defaults) without a SASL owner.
+   *
+   * @throws LeaseException.AccessDenied when the JAAS configuration has no such login context
+   */
+  Optional<ZKClientConfig> clientConfig() throws LeaseException.AccessDenied {
+    if (saslPrincipal.isEmpty()) {
+      return Optional.empty();
+    }
+    AppConfigurationEntry[] entries;
+    try {
+      entries = javax.security.auth.login.Configuration.getConfiguration()
+          .getAppConfigurationEntry(saslLoginContext);
+    } catch (SecurityException e) {
+      entries = null;
+    }
+    if (entries == null || entries.length == 0) {
+      throw new LeaseException.AccessDenied("no JAAS login context '" + saslLoginContext + "' for "
+          + LeaseConfig.SASL_PRINCIPAL + " '" + saslPrincipal.get() + "' (JAAS configuration "
+          + "java.security.auth.login.config=" + System.getProperty(
+              "java.security.auth.login.config") + "); add the section, or name another with "
+          + LeaseConfig.SASL_LOGIN_CONTEXT, null);
+    }
+    ZKClientConfig config = new ZKClientConfig();
+    config.setProperty(ZKClientConfig.ENABLE_CLIENT_SASL_KEY, "true");
+    config.setProperty(ZKClientConfig.LOGIN_CONTEXT_NAME_KEY, saslLoginContext);
+    return Optional.of(config);
   }
 
   static Id idOf(DigestCredentials c) {
@@ -47,21 +108,20 @@ final class LeaseAcl implements ACLProvider {
   /** The ACL for lease nodes. */
   List<ACL> leaseAcl() {
     // A mutable list: ZooKeeper's validateACL calls contains(null), which immutable lists reject.
-    return new ArrayList<>(credentials.map(c -> List.of(new ACL(ZooDefs.Perms.ALL, idOf(c)),
+    return new ArrayList<>(owner().map(id -> List.of(new ACL(ZooDefs.Perms.ALL, id),
             new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
         .orElse(ZooDefs.Ids.OPEN_ACL_UNSAFE));
   }
 
   /**
-   * With credentials, the entries of {@code acl} that let anyone but this principal change a node
-   * (write, create, delete children, or change the ACL). Without credentials, none: the lease is
-   * open by choice.
+   * With an owner, the entries of {@code acl} that let anyone but the owner change a node (write,
+   * create, delete children, or change the ACL). Without one, none: the lease is open by choice.
    */
   List<ACL> othersWhoMayWrite(List<ACL> acl) {
-    if (credentials.isEmpty()) {
+    if (owner().isEmpty()) {
       return List.of();
     }
-    Id ours = idOf(credentials.get());
+    Id ours = owner().get();
     int changes = ZooDefs.Perms.WRITE | ZooDefs.Perms.CREATE | ZooDefs.Perms.DELETE
         | ZooDefs.Perms.ADMIN;
     return acl.stream().filter(e -> !e.getId().equals(ours) && (e.getPerms() & changes) != 0)
@@ -90,8 +150,9 @@ final class LeaseAcl implements ACLProvider {
   }
 
   /**
-   * Whether {@code acl} grants {@code perms} to this client. Schemes other than world and digest
-   * (sasl, ip, x509) cannot be judged here, so they count as granting: the server decides.
+   * Whether {@code acl} grants {@code perms} to this client. A sasl entry is judged when the lease
+   * has a SASL owner; schemes this client cannot judge (sasl otherwise, ip, x509) count as
+   * granting: the server decides.
    */
   boolean grants(List<ACL> acl, int perms) {
     int granted = 0;
@@ -100,6 +161,7 @@ final class LeaseAcl implements ACLProvider {
       boolean ours = switch (id.getScheme()) {
         case "world" -> "anyone".equals(id.getId());
         case "digest" -> credentials.map(c -> idOf(c).equals(id)).orElse(false);
+        case "sasl" -> saslPrincipal.map(p -> p.equals(id.getId())).orElse(true);
         default -> true;
       };
       if (ours) {

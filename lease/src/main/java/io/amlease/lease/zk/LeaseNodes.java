@@ -34,8 +34,14 @@ final class LeaseNodes {
    * may write the lease nodes and, with credentials, that nobody else may.
    */
   void prepare(CuratorFramework client) throws Exception {
-    if (client.checkExists().forPath(paths.root()) == null) {
-      create(client);
+    try {
+      if (client.checkExists().forPath(paths.root()) == null) {
+        create(client);
+      }
+    } catch (KeeperException.AuthFailedException e) {
+      throw new LeaseException.AccessDenied("ZooKeeper refused to authenticate " + acl.who()
+          + " (SASL): check the JAAS login context's principal and keytab or password, and the "
+          + "server's authProvider", e);
     }
     check(client, paths.root(), Perms.CREATE | Perms.DELETE | Perms.READ);
     check(client, paths.latch(), Perms.CREATE | Perms.DELETE);
@@ -90,12 +96,11 @@ final class LeaseNodes {
   }
 
   LeaseException.AccessDenied accessDenied(String path, List<ACL> current) {
-    String who = acl.credentials().map(c -> "digest user '" + c.user() + "'")
-        .orElse("a client without credentials");
-    return new LeaseException.AccessDenied("ZooKeeper denies " + who + " write access to " + path
-        + (current == null ? "" : " (ACL " + LeaseAcl.format(current) + ")") + "; give the lease "
-        + "principal's user:password file with " + LeaseConfig.ACL_CREDENTIALS
-        + " (--acl-credentials)", null);
+    return new LeaseException.AccessDenied("ZooKeeper denies " + acl.who() + " write access to "
+        + path + (current == null ? "" : " (ACL " + LeaseAcl.format(current) + ")") + "; give the "
+        + "lease principal's user:password file with " + LeaseConfig.ACL_CREDENTIALS
+        + " (--acl-credentials), or its SASL principal with " + LeaseConfig.SASL_PRINCIPAL
+        + " and a JAAS login context", null);
   }
 
   /**

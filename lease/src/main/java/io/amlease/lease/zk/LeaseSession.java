@@ -23,10 +23,11 @@ final class LeaseSession {
   private LeaseSession() {}
 
   static CuratorFramework connect(LeaseConfig config, LeaseAcl acl)
-      throws LeaseException.Unavailable {
+      throws LeaseException.Unavailable, LeaseException.AccessDenied {
     return ZkClients.connect(config.connectString(), config.sessionTimeout(),
         config.connectionTimeout(), acl,
-        acl.credentials().map(c -> List.of(LeaseAcl.authInfo(c))).orElse(List.of()));
+        acl.credentials().map(c -> List.of(LeaseAcl.authInfo(c))).orElse(List.of()),
+        acl.clientConfig());
   }
 
   /**

@@ -33,6 +33,15 @@ public final class ZkClients {
   public static CuratorFramework connect(String connectString, Duration sessionTimeout,
       Duration connectionTimeout, ACLProvider acl, List<org.apache.curator.framework.AuthInfo> auth)
       throws LeaseException.Unavailable {
+    return connect(connectString, sessionTimeout, connectionTimeout, acl, auth,
+        java.util.Optional.empty());
+  }
+
+  /** As above, with ZooKeeper client settings (e.g. SASL's) instead of ZooKeeper's defaults. */
+  static CuratorFramework connect(String connectString, Duration sessionTimeout,
+      Duration connectionTimeout, ACLProvider acl, List<org.apache.curator.framework.AuthInfo> auth,
+      java.util.Optional<org.apache.zookeeper.client.ZKClientConfig> clientConfig)
+      throws LeaseException.Unavailable {
     CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
         .connectString(connectString)
         .sessionTimeoutMs(Math.toIntExact(sessionTimeout.toMillis()))
@@ -47,6 +56,7 @@ public final class ZkClients {
     if (!auth.isEmpty()) {
       b.authorization(auth);
     }
+    clientConfig.ifPresent(b::zkClientConfig);
     CuratorFramework client = b.build();
     client.start();
     boolean connected;

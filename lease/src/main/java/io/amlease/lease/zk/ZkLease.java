@@ -74,7 +74,7 @@ public final class ZkLease implements Lease {
     }
     this.observer = new Observers(observers);
     this.paths = new LeasePaths(config.leasePath());
-    this.acl = new LeaseAcl(paths, config.aclCredentials());
+    this.acl = new LeaseAcl(paths, config);
     this.nodes = new LeaseNodes(paths, acl);
     this.terms = new Terms(config.leasePath(), config.holderId(), listener, observer, this.clock,
         config.requestedTiming());
