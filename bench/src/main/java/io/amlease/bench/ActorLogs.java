@@ -39,6 +39,19 @@ final class ActorLogs {
 
   private ActorLogs() {}
 
+  /** Whether a writer of some COMMAND under {@code lane} has had a write accepted. */
+  static boolean anyWrite(Path lane) {
+    for (Path life : list(lane)) {
+      for (Path cmd : list(life)) {
+        Path log = cmd.resolve(ActorScript.WRITER + ".log");
+        if (Files.exists(log) && ("\n" + read(log)).contains("\nW ")) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /** Every COMMAND recorded under {@code lane}; commands that never wrote their term are skipped. */
   static List<Command> commands(Path lane, UptimeClock clock) {
     List<Command> out = new ArrayList<>();

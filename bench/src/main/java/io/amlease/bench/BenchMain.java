@@ -107,7 +107,7 @@ public final class BenchMain {
           : Integer.MAX_VALUE;
       int parallel = cl.hasOption("parallel") ? Integer.parseInt(cl.getOptionValue("parallel"))
           : 1;
-      cfg = TortureConfig.of(dir, seed, length, trials, t, parallel);
+      cfg = TortureConfig.of(dir, seed, length, trials, t, parallel, cl.hasOption("keep-records"));
     } catch (NumberFormatException e) {
       err.println("amlease bench: --trials and --parallel take whole numbers");
       return USAGE;
@@ -178,6 +178,9 @@ public final class BenchMain {
         .desc("with --torture: at most N trials (--seed N --trials 1 replays trial N)").build());
     o.addOption(Option.builder().longOpt("parallel").hasArg().argName("N")
         .desc("with --torture: N trials at once, each on its own ensemble (default 1)").build());
+    o.addOption(Option.builder().longOpt("keep-records").desc("with --torture: keep every "
+        + "trial's records (processes' stamps, writes, holder logs) under OUT/work/, not only "
+        + "those of trials in which amlease violated something").build());
     return o;
   }
 

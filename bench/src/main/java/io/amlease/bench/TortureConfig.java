@@ -20,9 +20,12 @@ import java.util.List;
  *     contender's processes run on after their term (plus {@link #STOP_SLACK})
  * @param contenders who is compared
  * @param parallel trials run at once, each on its own ensemble ({@code --parallel})
+ * @param keepRecords keep every trial's records under {@code work/}, not only those of trials in
+ *     which amlease violated something ({@code --keep-records})
  */
 record TortureConfig(Path out, long seed, Duration duration, int maxTrials, Duration sessionTimeout,
-    Duration trialLength, Duration stopTimeout, List<Contender> contenders, int parallel) {
+    Duration trialLength, Duration stopTimeout, List<Contender> contenders, int parallel,
+    boolean keepRecords) {
 
   /**
    * Beyond the stop-timeout, for signal delivery, {@code hold}'s reaper polling every 100 ms and a
@@ -52,9 +55,9 @@ record TortureConfig(Path out, long seed, Duration duration, int maxTrials, Dura
 
   /** The documented torture run: every contender, 4 T of faults per trial, stop-timeout 1 s. */
   static TortureConfig of(Path out, long seed, Duration duration, int maxTrials, Duration t,
-      int parallel) {
+      int parallel, boolean keepRecords) {
     return new TortureConfig(out, seed, duration, maxTrials, t, t.multipliedBy(4),
-        Duration.ofSeconds(1), List.of(Contender.values()), parallel);
+        Duration.ofSeconds(1), List.of(Contender.values()), parallel, keepRecords);
   }
 
   /**

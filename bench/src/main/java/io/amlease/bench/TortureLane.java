@@ -84,6 +84,11 @@ final class TortureLane implements AutoCloseable {
     return holders.stream().anyMatch(SupervisedHolder::acting);
   }
 
+  /** A COMMAND of this lane has had a write accepted: its writer JVM is up and writing. */
+  boolean hasWritten() {
+    return ActorLogs.anyWrite(dir);
+  }
+
   void silent(int holder) {
     proxies.get(holder).forEach(FaultProxy::silent);
   }

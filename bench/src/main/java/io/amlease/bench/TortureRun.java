@@ -164,6 +164,8 @@ final class TortureRun {
       progress.println("amlease bench:   records kept in " + work + "; replay: bin/amlease bench "
           + "--torture 10m --seed " + s.seed() + " --trials 1 -T "
           + io.amlease.lease.Durations.format(cfg.sessionTimeout()));
+    } else if (cfg.keepRecords()) {
+      progress.println("amlease bench:   records kept in " + work);
     } else {
       delete(work);
     }

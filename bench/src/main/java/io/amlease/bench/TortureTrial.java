@@ -22,7 +22,8 @@ import org.apache.curator.framework.CuratorFramework;
 /**
  * One torture trial: a fresh 3-server ensemble, one {@link TortureLane} per contender on it, and one
  * {@link TortureSchedule} applied to all lanes at the same moments ({@link TortureFaults}): its two
- * tracks at once, then 2 T of quiet, then each lane's history goes to the {@link TortureChecker}.
+ * tracks at once (once every contender's first writer writes), then 2 T of quiet, then each lane's
+ * history goes to the {@link TortureChecker}.
  * Throughout, the processes of ended terms that still act are ended once they are findings.
  */
 final class TortureTrial {
@@ -80,9 +81,11 @@ final class TortureTrial {
               token, cfg.sessionTimeout(), cfg.stopTimeout()));
         }
         lanes.forEach(TortureLane::start);
-        if (!Waits.until(() -> failed() || lanes.stream().allMatch(TortureLane::hasLeader), SETUP)
-            || failed()) {
-          throw new IllegalStateException("not every contender had a leader within "
+        // Faults start once every contender acts: its leader's COMMAND has had a write accepted.
+        // A fault that falls before the first writer JVM is up tests nothing about writes.
+        if (!Waits.until(() -> failed() || lanes.stream().allMatch(l -> l.hasLeader()
+            && l.hasWritten()), SETUP) || failed()) {
+          throw new IllegalStateException("not every contender had a leader that wrote within "
               + SETUP.toSeconds() + " s" + lanes.stream().map(TortureLane::failure)
               .flatMap(Optional::stream).map(f -> ": " + f).findFirst().orElse(""));
         }

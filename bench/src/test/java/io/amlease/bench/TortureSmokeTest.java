@@ -27,7 +27,7 @@ class TortureSmokeTest {
     // term. Seed 5's amlease terms were all cut short by its faults, so whether their writers got
     // a single write through depended on timing (0 writes in about half the runs).
     TortureConfig cfg = new TortureConfig(out, 1, Duration.ofMinutes(10), 1, t, t.multipliedBy(2),
-        Duration.ofSeconds(1), List.of(Contender.values()), 1);
+        Duration.ofSeconds(1), List.of(Contender.values()), 1, true);
     ByteArrayOutputStream stdout = new ByteArrayOutputStream();
     ByteArrayOutputStream stderr = new ByteArrayOutputStream();
 
@@ -50,11 +50,45 @@ class TortureSmokeTest {
       assertThat(amlease.path("violations_by_kind").path(k.label()).asInt())
           .as("amlease %s: %s", k.label(), amlease).isZero();
     }
-    assertThat(amlease.path("writes").asInt()).as("fenced writes from the COMMAND's writer")
-        .isPositive();
+    assertThat(amlease.path("writes").asInt()).as("fenced writes from the COMMAND's writer; %s",
+        amleaseRecords(out, r)).isPositive();
     assertThat(r.path("trial_details").get(0).path("contenders").path("amlease").path("processes")
         .asInt()).as("wrapper, grandchild and writer of each term").isGreaterThanOrEqualTo(3);
     assertThat(stdout.toString(StandardCharsets.UTF_8))
         .contains("torture run", "overlap: two terms acting", "amlease: 0 violations of any kind");
+  }
+
+  /**
+   * What amlease's holders and writers recorded (kept with the run's records), for a failure to
+   * tell why: each holder's edges, and each writer's first stamp, first write and counts.
+   */
+  private static String amleaseRecords(Path out, JsonNode results) throws java.io.IOException {
+    StringBuilder b = new StringBuilder("trial events ")
+        .append(results.path("trial_details").get(0).path("events")).append('\n');
+    Path lanes = out.resolve("work").resolve("seed-1").resolve("amlease");
+    if (!java.nio.file.Files.isDirectory(lanes)) {
+      return b.append("(no records kept)").toString();
+    }
+    try (var holders = java.nio.file.Files.list(lanes)) {
+      for (Path h : holders.sorted().toList()) {
+        b.append(h.getFileName()).append(": ");
+        Path edges = h.resolve("edges.log");
+        if (java.nio.file.Files.exists(edges)) {
+          b.append(java.nio.file.Files.readString(edges).replace('\n', ';'));
+        }
+        Path writer = h.resolve("cmd-1").resolve("writer.log");
+        if (java.nio.file.Files.exists(writer)) {
+          List<String> lines = java.nio.file.Files.readAllLines(writer);
+          b.append(" writer: first ").append(lines.isEmpty() ? "-" : lines.get(0))
+              .append(", first write ").append(lines.stream().filter(l -> l.startsWith("W"))
+                  .findFirst().orElse("-"))
+              .append(", ").append(lines.stream().filter(l -> l.startsWith("A")).count())
+              .append(" alive, ").append(lines.stream().filter(l -> l.startsWith("F")).count())
+              .append(" fenced");
+        }
+        b.append('\n');
+      }
+    }
+    return b.toString();
   }
 }
