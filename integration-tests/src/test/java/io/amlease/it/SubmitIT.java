@@ -249,6 +249,14 @@ class SubmitIT {
       assertThat(acl.getId().getScheme()).isEqualTo("digest");
       assertThat(acl.getId().getId()).startsWith("amlease-it:");
     });
+    // Issue 14 item 6: the staging directory is private, and so is every file in it.
+    assertThat(Files.getPosixFilePermissions(staging(id)))
+        .isEqualTo(PosixFilePermissions.fromString("rwx------"));
+    try (var staged = Files.list(staging(id))) {
+      assertThat(staged.toList()).isNotEmpty().allSatisfy(f -> assertThat(
+          Files.getPosixFilePermissions(f)).as("%s", f)
+          .isEqualTo(PosixFilePermissions.fromString("rw-------")));
+    }
     assertThat(tool(KillCommand::new, id.toString()).exit()).isZero();
   }
 

@@ -52,6 +52,9 @@ final class YarnSubmitter implements AutoCloseable {
   private static final EnumSet<YarnApplicationState> TERMINAL = EnumSet.of(
       YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED);
 
+  /** Every staged file: readable by the submitting user only, in a directory of mode 700. */
+  private static final FsPermission PRIVATE_FILE = new FsPermission((short) 0600);
+
   /** The name under which the AM finds the ZooKeeper ACL credentials. */
   static final String CREDENTIALS_FILE = "amlease-zk-credentials";
 
@@ -126,7 +129,7 @@ final class YarnSubmitter implements AutoCloseable {
       org.apache.hadoop.fs.Path creds = new org.apache.hadoop.fs.Path(staging, CREDENTIALS_FILE);
       fs.copyFromLocalFile(false, true, new org.apache.hadoop.fs.Path(
           s.lease().aclCredentials().get().file().toAbsolutePath().toUri()), creds);
-      fs.setPermission(creds, new FsPermission((short) 0600));
+      fs.setPermission(creds, PRIVATE_FILE);
       FileStatus st = fs.getFileStatus(creds);
       resources.put(CREDENTIALS_FILE, LocalResource.newInstance(URL.fromPath(fs.makeQualified(creds)),
           LocalResourceType.FILE, LocalResourceVisibility.PRIVATE, st.getLen(),
@@ -136,6 +139,7 @@ final class YarnSubmitter implements AutoCloseable {
     try (OutputStream o = fs.create(settingsFile)) {
       settings.writeXml(o);
     }
+    fs.setPermission(settingsFile, PRIVATE_FILE); // It may carry --env values.
     resources.put(ApplicationMaster.SETTINGS_FILE, resource(fs, settingsFile));
     for (Path f : files) {
       resources.put(f.getFileName().toString(),
@@ -266,6 +270,7 @@ final class YarnSubmitter implements AutoCloseable {
       org.apache.hadoop.fs.Path staging) throws IOException {
     org.apache.hadoop.fs.Path dst = new org.apache.hadoop.fs.Path(staging, local.getName());
     fs.copyFromLocalFile(false, true, local, dst);
+    fs.setPermission(dst, PRIVATE_FILE);
     return resource(fs, dst);
   }
 
