@@ -13,8 +13,10 @@ import org.apache.curator.framework.AuthInfo;
 import org.apache.curator.framework.api.ACLProvider;
 import org.apache.zookeeper.ZKUtil;
 import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.ClientInfo;
 import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 
@@ -103,6 +105,30 @@ final class LeaseAcl implements ACLProvider {
 
   Optional<DigestCredentials> credentials() {
     return credentials;
+  }
+
+  /**
+   * With a SASL owner, that the server has authenticated this session as the owner. A failed SASL
+   * login does not end a ZooKeeper session: it goes on unauthenticated, and would campaign with
+   * writes that all fail. Servers before 3.7 cannot say (no whoAmI): there the ACL checks decide.
+   *
+   * @throws LeaseException.AccessDenied naming who the server says this client is
+   */
+  void checkAuthenticated(ZooKeeper zk) throws InterruptedException, LeaseException.AccessDenied {
+    if (saslPrincipal.isEmpty()) {
+      return;
+    }
+    List<ClientInfo> ids = zk.whoAmI(); // null when the server cannot answer
+    if (ids != null && ids.stream().noneMatch(c -> "sasl".equals(c.getAuthScheme())
+        && saslPrincipal.get().equals(c.getUser()))) {
+      throw new LeaseException.AccessDenied("ZooKeeper has not authenticated this client as "
+          + who() + " but only as " + String.join(", ", ids.stream()
+              .map(c -> c.getAuthScheme() + ":" + c.getUser()).toList()) + ": the SASL login "
+          + "failed (see the ZooKeeper client's log: keytab, principal, KDC), or the server names "
+          + "the principal differently (its kerberos.removeHostFromPrincipal and "
+          + "kerberos.removeRealmFromPrincipal); " + LeaseConfig.SASL_PRINCIPAL + " must be the "
+          + "name the server gives", null);
+    }
   }
 
   /** The ACL for lease nodes. */

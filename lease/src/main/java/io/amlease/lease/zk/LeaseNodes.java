@@ -35,7 +35,11 @@ final class LeaseNodes {
    */
   void prepare(CuratorFramework client) throws Exception {
     try {
-      if (client.checkExists().forPath(paths.root()) == null) {
+      // A login the server refused fails this read at once (AuthFailed); one that failed in the
+      // client leaves the session unauthenticated, which only asking the server shows.
+      boolean exists = client.checkExists().forPath(paths.root()) != null;
+      acl.checkAuthenticated(client.getZookeeperClient().getZooKeeper());
+      if (!exists) {
         create(client);
       }
     } catch (KeeperException.AuthFailedException e) {

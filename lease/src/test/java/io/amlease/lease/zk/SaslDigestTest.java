@@ -23,13 +23,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * write is refused. Runs in a JVM of its own with a JAAS configuration (sasl-jaas.conf) and
  * ZooKeeper's SASL auth provider, both JVM-wide.
  */
-class SaslTest {
+class SaslDigestTest {
   @RegisterExtension static final StandaloneZk zk = new StandaloneZk();
 
   /** Only in surefire's "sasl" execution (lease/pom.xml), which sets the JVM-wide properties. */
   @BeforeAll
   static void inItsOwnJvm() {
-    assumeTrue(System.getProperty("zookeeper.authProvider.sasl") != null,
+    assumeTrue(Boolean.getBoolean("amlease.test.sasl-digest"),
         "runs in the sasl surefire execution, which configures JAAS and ZooKeeper's SASL provider");
   }
 
