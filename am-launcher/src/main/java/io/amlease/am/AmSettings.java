@@ -73,6 +73,12 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
     leaseKeys.putIfAbsent(LeaseConfig.LEASE_PATH, "/amlease/" + name);
     leaseKeys.putIfAbsent(LeaseConfig.STOP_TIMEOUT, "5s");
     LeaseConfig lease = LeaseConfig.fromMap(leaseKeys).build();
+    if (lease.saslPrincipal().isPresent()) {
+      // Each attempt would exit 77: its container has neither a JAAS configuration nor a keytab.
+      throw new LeaseConfigException(LeaseConfig.SASL_PRINCIPAL, LeaseConfig.SASL_PRINCIPAL
+          + " is not supported for YARN applications yet (the AM would need a keytab and a JAAS "
+          + "configuration in its container); use " + LeaseConfig.ACL_CREDENTIALS);
+    }
     int workers = atLeast(conf, WORKERS, 0, 0);
     String workerCommand = conf.getTrimmed(WORKER_COMMAND, "");
     if (workers > 0 && workerCommand.isEmpty()) {

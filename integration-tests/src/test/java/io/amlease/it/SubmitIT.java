@@ -544,6 +544,8 @@ class SubmitIT {
         "l", "--zk", zkOk, "--node-label", "a&&b", "--", "true");
     assertRejected(64, "--am-node-label: no node label 'gpu' in this cluster", "--name", "l",
         "--zk", zkOk, "--am-node-label", "gpu", "--", "true");
+    assertRejected(64, "amlease.zk.sasl-principal is not supported for YARN applications yet",
+        "-Damlease.zk.sasl-principal=amlease", "--name", "s", "--zk", zkOk, "--", "true");
     assertThat(cluster.yarn().getApplications()).hasSize(before);
     assertThat(cluster.zk().checkExists().forPath("/amlease/q")).isNull();
   }

@@ -269,21 +269,32 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
    * deletions dropped, and the RMs without the wait. Every container is still killed.
    */
   private void stopQuickly() throws InterruptedException {
-    List<Thread> stops = new ArrayList<>();
-    for (int i = 0; i < NODE_MANAGERS; i++) {
-      org.apache.hadoop.yarn.server.nodemanager.NodeManager nm = yarn.getNodeManager(i);
-      dropPendingLogDeletions(nm);
-      Thread t = new Thread(nm::stop, name + "-nm-" + i + "-stop");
-      t.start();
-      stops.add(t);
+    try {
+      List<Thread> stops = new ArrayList<>();
+      for (int i = 0; i < NODE_MANAGERS; i++) {
+        org.apache.hadoop.yarn.server.nodemanager.NodeManager nm = yarn.getNodeManager(i);
+        if (nm == null) {
+          continue; // The cluster failed before this one was made.
+        }
+        dropPendingLogDeletions(nm);
+        Thread t = new Thread(nm::stop, name + "-nm-" + i + "-stop");
+        t.start();
+        stops.add(t);
+      }
+      for (Thread t : stops) {
+        t.join(Duration.ofSeconds(60).toMillis());
+      }
+      // The standby first, as yarn.stop() would: stopping the active one first gives nothing to
+      // the other to take over.
+      for (int i = (rmHa ? 1 : 0); i >= 0; i--) {
+        if (i != activeRm) {
+          yarn.stopResourceManager(i);
+        }
+      }
+      yarn.stopResourceManager(activeRm);
+    } finally {
+      yarn.stop();
     }
-    for (Thread t : stops) {
-      t.join();
-    }
-    for (int i = 0; i < (rmHa ? 2 : 1); i++) {
-      yarn.stopResourceManager(i);
-    }
-    yarn.stop();
   }
 
   /** Reflection into Hadoop's NonAggregatingLogHandler: at worst the stop is slow again. */

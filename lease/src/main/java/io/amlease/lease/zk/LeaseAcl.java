@@ -114,12 +114,25 @@ final class LeaseAcl implements ACLProvider {
    *
    * @throws LeaseException.AccessDenied naming who the server says this client is
    */
-  void checkAuthenticated(ZooKeeper zk) throws InterruptedException, LeaseException.AccessDenied {
+  void checkAuthenticated(ZooKeeper zk) throws InterruptedException, LeaseException {
     if (saslPrincipal.isEmpty()) {
       return;
     }
-    List<ClientInfo> ids = zk.whoAmI(); // null when the server cannot answer
-    if (ids != null && ids.stream().noneMatch(c -> "sasl".equals(c.getAuthScheme())
+    // whoAmI answers null for any error: an old server, but also a lost or refused session.
+    List<ClientInfo> ids = zk.whoAmI();
+    if (ids == null) {
+      ZooKeeper.States state = zk.getState();
+      if (state == ZooKeeper.States.AUTH_FAILED) {
+        throw new LeaseException.AccessDenied("ZooKeeper refused to authenticate " + who()
+            + " (SASL)", null);
+      }
+      if (!state.isConnected()) {
+        throw new LeaseException.Unavailable("lost the ZooKeeper connection while asking who "
+            + "this client is (" + state + ")", null);
+      }
+      return; // Connected, so a server before 3.7: the ACL checks decide.
+    }
+    if (ids.stream().noneMatch(c -> "sasl".equals(c.getAuthScheme())
         && saslPrincipal.get().equals(c.getUser()))) {
       throw new LeaseException.AccessDenied("ZooKeeper has not authenticated this client as "
           + who() + " but only as " + String.join(", ", ids.stream()
@@ -176,9 +189,9 @@ final class LeaseAcl implements ACLProvider {
   }
 
   /**
-   * Whether {@code acl} grants {@code perms} to this client. A sasl entry is judged when the lease
-   * has a SASL owner; schemes this client cannot judge (sasl otherwise, ip, x509) count as
-   * granting: the server decides.
+   * Whether {@code acl} grants {@code perms} to this client. A sasl entry grants only to the
+   * configured SASL owner; schemes this client cannot judge (ip, x509) count as granting: the
+   * server decides.
    */
   boolean grants(List<ACL> acl, int perms) {
     int granted = 0;
@@ -187,7 +200,10 @@ final class LeaseAcl implements ACLProvider {
       boolean ours = switch (id.getScheme()) {
         case "world" -> "anyone".equals(id.getId());
         case "digest" -> credentials.map(c -> idOf(c).equals(id)).orElse(false);
-        case "sasl" -> saslPrincipal.map(p -> p.equals(id.getId())).orElse(true);
+        // Without a SASL owner configured this holder may still be logged in (a JAAS Client
+        // section logs every ZooKeeper client in): it must not pass as the owner and create
+        // nodes with an open ACL under a SASL-owned lease.
+        case "sasl" -> saslPrincipal.map(p -> p.equals(id.getId())).orElse(false);
         default -> true;
       };
       if (ours) {

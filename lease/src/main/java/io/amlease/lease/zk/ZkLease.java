@@ -113,6 +113,7 @@ public final class ZkLease implements Lease {
       // A close that races start must not leave a session (and later a latch node) behind it.
       terms.whileCampaigning(() -> client = connected);
       terms.timing(LeaseSession.negotiated(config, c));
+      watchSaslLogins(c);
       nodes.prepare(c);
       election.registerGeneration(zk()); // Outdated at once if a newer generation campaigns
       c.getConnectionStateListenable().addListener((cl, st) -> terms.connectionState(st));
@@ -125,6 +126,26 @@ public final class ZkLease implements Lease {
       closeAfterFailedStart(c);
       throw new LeaseException("cannot start lease " + config.leasePath() + ": " + e, e);
     }
+  }
+
+  /**
+   * A later session (after an expiry) logs in again; if that login fails the session goes on
+   * unauthenticated, and a campaign on it would stall on NoAuth. ZooKeeper tells of a failed
+   * login, in the client or refused by the server, with an AuthFailed event: the lease fails then.
+   * (A held term needs no help: its renewals fail and grace ends it.)
+   */
+  private void watchSaslLogins(CuratorFramework c) {
+    if (config.saslPrincipal().isEmpty()) {
+      return;
+    }
+    c.getCuratorListenable().addListener((cl, event) -> {
+      if (event.getType() == org.apache.curator.framework.api.CuratorEventType.WATCHED
+          && event.getWatchedEvent() != null && event.getWatchedEvent().getState()
+              == org.apache.zookeeper.Watcher.Event.KeeperState.AuthFailed) {
+        fail(new LeaseException.AccessDenied("ZooKeeper refused the SASL login of "
+            + acl.who() + " on a new session; check the keytab, the principal and the KDC", null));
+      }
+    });
   }
 
   /** Closes everything, including a client that close() could not see yet. */

@@ -71,6 +71,12 @@ class SaslDigestTest {
         assertThatThrownBy(impostor::start).isInstanceOf(LeaseException.AccessDenied.class)
             .hasMessageContaining("refused to authenticate");
       }
+      // A holder that names no SASL principal: it must not take the lease as if it were open.
+      try (Holder plain = new Holder(LeaseConfig.builder().connectString(zk.connectString())
+          .leasePath(path).holderId("p").sessionTimeout(Duration.ofSeconds(6)).build())) {
+        assertThatThrownBy(plain::start).isInstanceOf(LeaseException.AccessDenied.class)
+            .hasMessageContaining("without credentials").hasMessageContaining("sasl-principal");
+      }
       // A login context the JAAS configuration does not have.
       try (Holder typo = new Holder(config(path, "t", "amlease", "Amleese"))) {
         assertThatThrownBy(typo::start).isInstanceOf(LeaseException.AccessDenied.class)

@@ -59,6 +59,8 @@ class SaslKerberosTest {
         "Mallory", krb5(mallory, "mallory@" + realm),
         // Claims amlease's name with mallory's key: the KDC refuses the login.
         "Impostor", krb5(mallory, "amlease@" + realm))));
+    // The server's principal, not one built from whatever name 127.0.0.1 resolves to here.
+    System.setProperty("zookeeper.server.principal", "zookeeper/localhost@" + realm);
     server = ZkServers.standalone();
     // With a Client section in the JAAS configuration every ZooKeeper client logs in by default;
     // this one must stay anonymous.
@@ -139,6 +141,14 @@ class SaslKerberosTest {
         assertThatThrownBy(impostor::start).isInstanceOf(LeaseException.AccessDenied.class)
             .hasMessageContaining("has not authenticated this client as SASL principal 'amlease@"
                 + realm + "' (JAAS login context 'Impostor') but only as ip:127.0.0.1");
+      }
+      // No --sasl-principal, but this JVM's JAAS has a Client section, so ZooKeeper logs it in
+      // as the owner: it must still be refused, not create nodes with an open ACL.
+      try (Holder unnamed = new Holder(LeaseConfig.builder()
+          .connectString(server.getConnectString()).leasePath(path).holderId("u")
+          .sessionTimeout(Duration.ofSeconds(6)).build())) {
+        assertThatThrownBy(unnamed::start).isInstanceOf(LeaseException.AccessDenied.class)
+            .hasMessageContaining("sasl-principal");
       }
       assertThat(a.lease.participants()).isEqualTo(List.of("a"));
       assertThat(a.revocations).isEmpty();
