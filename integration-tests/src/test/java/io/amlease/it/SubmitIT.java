@@ -383,11 +383,11 @@ class SubmitIT {
     assertThat(new String(cluster.zk().getData().forPath("/amlease/it-flex/workers"),
         StandardCharsets.UTF_8)).isEqualTo("2");
 
-    // YARN knows the new worker runs (its NodeManager said so): a container the RM still counts
-    // as only handed out is not one it gives the next attempt.
+    // The RM knows the new worker runs (its NodeManager said so): a container the RM still
+    // counts as only handed out is killed when the attempt fails, not given to the next one. A
+    // container report cannot tell the two apart (it says RUNNING for both).
     ApplicationAttemptId first = ApplicationAttemptId.newInstance(id, 1);
-    await().atMost(Duration.ofSeconds(30)).until(() -> cluster.yarn().getContainers(first).stream()
-        .filter(c -> c.getContainerState() == ContainerState.RUNNING).count() == 3);
+    await().atMost(Duration.ofSeconds(30)).until(() -> cluster.rmRunning(first) == 3);
     // The AM's JVM dies: its master's reaper ends the session, and attempt 2 takes over.
     long am = Long.parseLong(Files.readAllLines(term).get(0).split(" ")[0]);
     ProcessHandle.of(am).orElseThrow().destroyForcibly();

@@ -419,6 +419,20 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
         .getAMContainerId()).getAssignedNode();
   }
 
+  /**
+   * How many of {@code attempt}'s containers the active RM holds as RUNNING: reported running by
+   * their NodeManager. (A container report says RUNNING for any container not finished, also one
+   * only handed to the AM; the RM kills those when the attempt fails, and hands the next attempt
+   * only the others.)
+   */
+  long rmRunning(ApplicationAttemptId attempt) {
+    var app = ((org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler<?, ?>)
+        yarn.getResourceManager().getRMContext().getScheduler()).getApplicationAttempt(attempt);
+    return app == null ? 0 : app.getLiveContainers().stream().filter(c -> c.getState()
+        == org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState.RUNNING)
+        .count();
+  }
+
   /** The number of {@code id}'s current attempt (1, 2, …). */
   int currentAttempt(ApplicationId id) throws Exception {
     return yarnClient.getApplicationReport(id).getCurrentApplicationAttemptId().getAttemptId();
