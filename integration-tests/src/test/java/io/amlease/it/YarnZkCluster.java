@@ -52,6 +52,8 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
   private static final Path AM_SITE = Path.of("target", "test-classes", "yarn-site.xml");
   private final String name;
   private final boolean rmHa;
+  private static final HAServiceProtocol.StateChangeRequestInfo BY_USER =
+      new HAServiceProtocol.StateChangeRequestInfo(HAServiceProtocol.RequestSource.REQUEST_BY_USER);
   /** The index of the active RM. */
   private int activeRm;
   private TestingServer zk;
@@ -315,6 +317,10 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
     }
   }
 
+  private org.apache.hadoop.yarn.server.resourcemanager.RMContext activeRmContext() {
+    return yarn.getResourceManager().getRMContext();
+  }
+
   /** What reads one RM's unsuffixed address keys means nothing with two RMs in HA. */
   private void noHa(String what) {
     if (rmHa) {
@@ -327,7 +333,7 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
    * scheduler names.
    */
   List<String> amBlacklist(ApplicationId id) {
-    return yarn.getResourceManager().getRMContext().getRMApps().get(id).getCurrentAppAttempt()
+    return activeRmContext().getRMApps().get(id).getCurrentAppAttempt()
         .getAMBlacklistManager().getBlacklistUpdates().getBlacklistAdditions();
   }
 
@@ -353,14 +359,14 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
    * (a cluster made with {@code rmHa}); returns once the NodeManagers have re-registered with it.
    */
   void failOverResourceManager() throws Exception {
-    yarn.getResourceManager(activeRm).getRMContext().getRMAdminService().transitionToStandby(
-        new HAServiceProtocol.StateChangeRequestInfo(HAServiceProtocol.RequestSource.REQUEST_BY_USER));
+    yarn.getResourceManager(activeRm).getRMContext().getRMAdminService()
+        .transitionToStandby(BY_USER);
     makeActive(1 - activeRm);
   }
 
   private void makeActive(int rm) throws Exception {
-    yarn.getResourceManager(rm).getRMContext().getRMAdminService().transitionToActive(
-        new HAServiceProtocol.StateChangeRequestInfo(HAServiceProtocol.RequestSource.REQUEST_BY_USER));
+    yarn.getResourceManager(rm).getRMContext().getRMAdminService()
+        .transitionToActive(BY_USER);
     activeRm = rm;
     assertThat(yarn.waitForNodeManagersToConnect(Duration.ofSeconds(60).toMillis()))
         .as("NodeManagers registered with rm" + rm).isTrue();
@@ -373,7 +379,7 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
    */
   NodeId labelNode(int index) throws IOException {
     addClusterLabel(LABEL);
-    RMNodeLabelsManager labels = yarn.getResourceManager().getRMContext().getNodeLabelManager();
+    RMNodeLabelsManager labels = activeRmContext().getNodeLabelManager();
     NodeId node = yarn.getNodeManager(index).getNMContext().getNodeId();
     labels.replaceLabelsOnNode(Map.of(node, Set.of(LABEL)));
     return node;
@@ -381,7 +387,7 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
 
   /** Adds an exclusive node label to the cluster (on no node, and no queue may use it but LABEL). */
   void addClusterLabel(String label) throws IOException {
-    RMNodeLabelsManager labels = yarn.getResourceManager().getRMContext().getNodeLabelManager();
+    RMNodeLabelsManager labels = activeRmContext().getNodeLabelManager();
     if (!labels.getClusterNodeLabelNames().contains(label)) {
       labels.addToCluserNodeLabels(List.of(NodeLabel.newInstance(label, true)));
     }
@@ -392,7 +398,7 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
    * out of the cluster.
    */
   void removeLabels() throws IOException {
-    RMNodeLabelsManager labels = yarn.getResourceManager().getRMContext().getNodeLabelManager();
+    RMNodeLabelsManager labels = activeRmContext().getNodeLabelManager();
     Map<NodeId, Set<String>> none = new java.util.HashMap<>();
     for (NodeId n : labels.getNodeLabels().keySet()) {
       none.put(n, Set.of());
@@ -427,7 +433,7 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
    */
   long rmRunning(ApplicationAttemptId attempt) {
     var app = ((org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler<?, ?>)
-        yarn.getResourceManager().getRMContext().getScheduler()).getApplicationAttempt(attempt);
+        activeRmContext().getScheduler()).getApplicationAttempt(attempt);
     return app == null ? 0 : app.getLiveContainers().stream().filter(c -> c.getState()
         == org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState.RUNNING)
         .count();

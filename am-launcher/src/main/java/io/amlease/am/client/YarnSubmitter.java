@@ -86,8 +86,11 @@ final class YarnSubmitter implements AutoCloseable {
       checkFits("--worker-memory", s.workerMemoryMb(), max.getMemorySize(), "MB");
       checkFits("--worker-vcores", s.workerVcores(), max.getVirtualCores(), "vcores");
     }
-    checkLabel("--node-label", s.nodeLabel(), queue);
-    checkLabel("--am-node-label", s.amNodeLabel(), queue);
+    if (!s.nodeLabel().isEmpty() || !s.amNodeLabel().isEmpty()) {
+      List<String> known = yarn.getClusterNodeLabels().stream().map(NodeLabel::getName).toList();
+      checkLabel("--node-label", s.nodeLabel(), known, queue);
+      checkLabel("--am-node-label", s.amNodeLabel(), known, queue);
+    }
     ApplicationSubmissionContext ctx = app.getApplicationSubmissionContext();
     ApplicationId id = ctx.getApplicationId();
 
@@ -195,11 +198,11 @@ final class YarnSubmitter implements AutoCloseable {
    * A label the cluster does not have would leave the application waiting for ever, and one the
    * queue may not use fails every worker request (the RM checks only the AM's at submission).
    */
-  private void checkLabel(String flag, String label, QueueInfo queue) throws Exception {
+  private static void checkLabel(String flag, String label, List<String> known, QueueInfo queue)
+      throws Rejected {
     if (label.isEmpty()) {
       return;
     }
-    List<String> known = yarn.getClusterNodeLabels().stream().map(NodeLabel::getName).toList();
     if (!known.contains(label)) {
       throw new Rejected(flag + ": no node label '" + label + "' in this cluster ("
           + (known.isEmpty() ? "it has none" : "it has " + String.join(", ", known)) + ")");

@@ -31,6 +31,8 @@ final class LeaseAcl implements ACLProvider {
   private final Optional<DigestCredentials> credentials;
   private final Optional<String> saslPrincipal;
   private final String saslLoginContext;
+  /** The owner's id in ACLs: the digest credentials', else the SASL principal's. */
+  private final Optional<Id> owner;
 
   LeaseAcl(LeasePaths paths, Optional<DigestCredentials> credentials) {
     this(paths, credentials, Optional.empty(), LeaseConfig.DEFAULT_SASL_LOGIN_CONTEXT);
@@ -46,11 +48,8 @@ final class LeaseAcl implements ACLProvider {
     this.credentials = credentials;
     this.saslPrincipal = saslPrincipal;
     this.saslLoginContext = saslLoginContext;
-  }
-
-  /** The owner's id in ACLs. */
-  private Optional<Id> owner() {
-    return credentials.map(LeaseAcl::idOf).or(() -> saslPrincipal.map(p -> new Id("sasl", p)));
+    this.owner = credentials.map(LeaseAcl::idOf)
+        .or(() -> saslPrincipal.map(p -> new Id("sasl", p)));
   }
 
   /** The owner as error messages name it. */
@@ -59,6 +58,13 @@ final class LeaseAcl implements ACLProvider {
         .or(() -> saslPrincipal.map(p -> "SASL principal '" + p + "' (JAAS login context '"
             + saslLoginContext + "')"))
         .orElse("a client without credentials");
+  }
+
+  /** The server refused this client's SASL login (AuthFailed). */
+  LeaseException.AccessDenied loginRefused(Throwable cause) {
+    return new LeaseException.AccessDenied("ZooKeeper refused to authenticate " + who()
+        + " (SASL): check the JAAS login context's principal and keytab or password, the KDC, "
+        + "and the server's authProvider", cause);
   }
 
   /**
@@ -123,8 +129,7 @@ final class LeaseAcl implements ACLProvider {
     if (ids == null) {
       ZooKeeper.States state = zk.getState();
       if (state == ZooKeeper.States.AUTH_FAILED) {
-        throw new LeaseException.AccessDenied("ZooKeeper refused to authenticate " + who()
-            + " (SASL)", null);
+        throw loginRefused(null);
       }
       if (!state.isConnected()) {
         throw new LeaseException.Unavailable("lost the ZooKeeper connection while asking who "
@@ -147,7 +152,7 @@ final class LeaseAcl implements ACLProvider {
   /** The ACL for lease nodes. */
   List<ACL> leaseAcl() {
     // A mutable list: ZooKeeper's validateACL calls contains(null), which immutable lists reject.
-    return new ArrayList<>(owner().map(id -> List.of(new ACL(ZooDefs.Perms.ALL, id),
+    return new ArrayList<>(owner.map(id -> List.of(new ACL(ZooDefs.Perms.ALL, id),
             new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
         .orElse(ZooDefs.Ids.OPEN_ACL_UNSAFE));
   }
@@ -157,10 +162,10 @@ final class LeaseAcl implements ACLProvider {
    * create, delete children, or change the ACL). Without one, none: the lease is open by choice.
    */
   List<ACL> othersWhoMayWrite(List<ACL> acl) {
-    if (owner().isEmpty()) {
+    if (owner.isEmpty()) {
       return List.of();
     }
-    Id ours = owner().get();
+    Id ours = owner.get();
     int changes = ZooDefs.Perms.WRITE | ZooDefs.Perms.CREATE | ZooDefs.Perms.DELETE
         | ZooDefs.Perms.ADMIN;
     return acl.stream().filter(e -> !e.getId().equals(ours) && (e.getPerms() & changes) != 0)
@@ -199,11 +204,10 @@ final class LeaseAcl implements ACLProvider {
       Id id = entry.getId();
       boolean ours = switch (id.getScheme()) {
         case "world" -> "anyone".equals(id.getId());
-        case "digest" -> credentials.map(c -> idOf(c).equals(id)).orElse(false);
-        // Without a SASL owner configured this holder may still be logged in (a JAAS Client
-        // section logs every ZooKeeper client in): it must not pass as the owner and create
-        // nodes with an open ACL under a SASL-owned lease.
-        case "sasl" -> saslPrincipal.map(p -> p.equals(id.getId())).orElse(false);
+        // Only the configured owner. Without a SASL owner configured this holder may still be
+        // logged in (a JAAS Client section logs every ZooKeeper client in): it must not pass as
+        // the owner and create nodes with an open ACL under a SASL-owned lease.
+        case "digest", "sasl" -> owner.map(id::equals).orElse(false);
         default -> true;
       };
       if (ours) {

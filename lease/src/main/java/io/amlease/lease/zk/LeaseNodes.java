@@ -43,9 +43,7 @@ final class LeaseNodes {
         create(client);
       }
     } catch (KeeperException.AuthFailedException e) {
-      throw new LeaseException.AccessDenied("ZooKeeper refused to authenticate " + acl.who()
-          + " (SASL): check the JAAS login context's principal and keytab or password, and the "
-          + "server's authProvider", e);
+      throw acl.loginRefused(e);
     }
     check(client, paths.root(), Perms.CREATE | Perms.DELETE | Perms.READ);
     check(client, paths.latch(), Perms.CREATE | Perms.DELETE);

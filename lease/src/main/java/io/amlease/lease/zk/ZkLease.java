@@ -142,8 +142,7 @@ public final class ZkLease implements Lease {
       if (event.getType() == org.apache.curator.framework.api.CuratorEventType.WATCHED
           && event.getWatchedEvent() != null && event.getWatchedEvent().getState()
               == org.apache.zookeeper.Watcher.Event.KeeperState.AuthFailed) {
-        fail(new LeaseException.AccessDenied("ZooKeeper refused the SASL login of "
-            + acl.who() + " on a new session; check the keytab, the principal and the KDC", null));
+        fail(acl.loginRefused(null));
       }
     });
   }
