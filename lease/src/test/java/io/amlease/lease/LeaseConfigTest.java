@@ -56,6 +56,22 @@ class LeaseConfigTest {
   }
 
   @Test
+  void aLongStopTimeoutLeavesTheDefaultsHalfTheBudgetAsTolerance() {
+    // T = 10s, the runners' 5s stop-timeout: the budget is 9.5s − 1s − 5s = 3.5s. T/6 = 1.67s for
+    // renewals would leave grace 1.83s, so one renewal answered 170ms late cost the lease (G1 holds
+    // only for outages below grace − renewInterval). A quarter of the budget: renew 0.875s, grace
+    // 2.625s, tolerance 1.75s.
+    LeaseTiming t = LeaseTiming.derive(Duration.ofSeconds(10), "negotiated", Optional.empty(),
+        Optional.empty(), Duration.ofSeconds(5), 0.05, Duration.ofSeconds(1));
+    assertThat(t.renewInterval()).isEqualTo(Duration.ofMillis(875));
+    assertThat(t.grace()).isEqualTo(Duration.ofMillis(2625));
+    assertThat(t.grace().minus(t.renewInterval())).isEqualTo(Duration.ofMillis(1750));
+    // G2 still holds with nothing to spare: grace + stop-timeout + renew interval = the bound.
+    assertThat(t.grace().plus(t.stopTimeout()).plus(t.renewInterval()))
+        .isEqualTo(Duration.ofMillis(8500));
+  }
+
+  @Test
   void durationsMustBePositive() {
     Map<String, String> m = base();
     m.put(LeaseConfig.GRACE, "0s");
@@ -82,9 +98,11 @@ class LeaseConfigTest {
     m.put(LeaseConfig.STOP_TIMEOUT, "10s");
     m.put(LeaseConfig.GRACE, "20s");
     rejected(m, LeaseConfig.GRACE, "20s", "10s", "27.5s");
-    // The default grace shrinks to make room: min(20s, 27.5s − 10s − the renew interval 5s).
+    // The defaults shrink to make room: the renew interval to a quarter of 27.5s − 10s, 4.375s, and
+    // the grace to min(20s, 17.5s − 4.375s).
     m.remove(LeaseConfig.GRACE);
-    assertThat(build(m).requestedTiming().grace()).isEqualTo(Duration.ofMillis(12_500));
+    assertThat(build(m).requestedTiming().renewInterval()).isEqualTo(Duration.ofMillis(4375));
+    assertThat(build(m).requestedTiming().grace()).isEqualTo(Duration.ofMillis(13_125));
     m.put(LeaseConfig.STOP_TIMEOUT, "28s");
     rejected(m, LeaseConfig.STOP_TIMEOUT, "28s", "no time for any grace");
     m.put(LeaseConfig.STOP_TIMEOUT, "-1s");
