@@ -21,7 +21,7 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
     Duration attemptValidity, int workers, String workerCommand, int workerMemoryMb,
     int workerVcores, int workerMaxFailures, Duration workerFailuresValidity,
     List<String> masterCommand, Map<String, String> env, List<String> files, List<String> archives,
-    String nodeLabel, String amNodeLabel, LeaseConfig lease) {
+    String nodeLabel, String amNodeLabel, int metricsPort, LeaseConfig lease) {
 
   public static final String PREFIX = "amlease.";
   public static final String NAME = "amlease.am.name";
@@ -44,6 +44,12 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
   public static final String NODE_LABEL = "amlease.am.node-label";
   /** The node label of the AM's container; empty: {@link #NODE_LABEL}. */
   public static final String AM_NODE_LABEL = "amlease.am.am-node-label";
+  /**
+   * A port on which the AM also serves {@code /metrics} alone, open to any host that reaches it,
+   * for scrapers (0: any free port, published in the leader info as the {@code metrics} URL); unset
+   * or -1: none. The status page itself is served only through the RM's web proxy (AmIpFilter).
+   */
+  public static final String METRICS_PORT = "amlease.am.metrics-port";
   public static final String ENV = "amlease.am.env";
   /** Names of the files shipped with the application (JSON list), localized in every container. */
   public static final String FILES = "amlease.am.files";
@@ -110,13 +116,18 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
     }
     String nodeLabel = label(conf, NODE_LABEL);
     String amNodeLabel = label(conf, AM_NODE_LABEL);
+    int metricsPort = atLeast(conf, METRICS_PORT, -1, -1);
+    if (metricsPort > 65535) {
+      throw new LeaseConfigException(METRICS_PORT, METRICS_PORT + " (" + metricsPort
+          + ") must be at most 65535");
+    }
     return new AmSettings(name, conf.getTrimmed(QUEUE, "default"),
         atLeast(conf, AM_MEMORY, 512, 64), atLeast(conf, AM_VCORES, 1, 1),
         atLeast(conf, MAX_ATTEMPTS, 4, 1), validity, workers, workerCommand,
         atLeast(conf, WORKER_MEMORY, 256, 64), atLeast(conf, WORKER_VCORES, 1, 1), maxFailures,
         failuresValidity, master,
         readJson(conf, ENV, new TypeReference<Map<String, String>>() {}, Map.of()), files,
-        archives, nodeLabel, amNodeLabel, lease);
+        archives, nodeLabel, amNodeLabel, metricsPort, lease);
   }
 
   /**
@@ -179,6 +190,7 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
     c.set(WORKER_FAILURES_VALIDITY, workerFailuresValidity.toMillis() + "ms");
     c.set(NODE_LABEL, nodeLabel);
     c.set(AM_NODE_LABEL, amNodeLabel);
+    c.setInt(METRICS_PORT, metricsPort);
     try {
       c.set(MASTER_COMMAND, JSON.writeValueAsString(masterCommand));
       c.set(ENV, JSON.writeValueAsString(env));

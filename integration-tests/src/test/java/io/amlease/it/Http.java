@@ -47,6 +47,36 @@ final class Http {
     return found;
   }
 
+  /** A status line, the headers (names in lower case) and the body. */
+  record Reply(int status, java.util.Map<String, String> headers, String body) {}
+
+  /**
+   * GET {@code url} from another host than the RM's web proxy: from 127.0.0.2, which Linux routes
+   * over loopback like 127.0.0.1 (every server of the tests listens on the proxy's own address, so
+   * a plain client would pass for the proxy). HTTP/1.0, redirects not followed.
+   */
+  static Reply getFromAnotherHost(String url) throws Exception {
+    URI u = URI.create(url);
+    try (java.net.Socket s = new java.net.Socket()) {
+      s.bind(new java.net.InetSocketAddress("127.0.0.2", 0));
+      s.connect(new java.net.InetSocketAddress(u.getHost(), u.getPort()), 5000);
+      s.setSoTimeout(10_000);
+      s.getOutputStream().write(("GET " + u.getRawPath() + " HTTP/1.0\r\nHost: " + u.getHost()
+          + ":" + u.getPort() + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      String all = new String(s.getInputStream().readAllBytes(),
+          java.nio.charset.StandardCharsets.UTF_8);
+      int end = all.indexOf("\r\n\r\n");
+      String[] head = all.substring(0, end).split("\r\n");
+      java.util.Map<String, String> headers = new java.util.HashMap<>();
+      for (int i = 1; i < head.length; i++) {
+        int colon = head[i].indexOf(':');
+        headers.put(head[i].substring(0, colon).trim().toLowerCase(java.util.Locale.ROOT),
+            head[i].substring(colon + 1).trim());
+      }
+      return new Reply(Integer.parseInt(head[0].split(" ")[1]), headers, all.substring(end + 4));
+    }
+  }
+
   /** {@code status.json} under a tracking URL (which ends with a slash). */
   static JsonNode status(String trackingUrl) throws Exception {
     return new ObjectMapper().readTree(get(trackingUrl + "status.json"));

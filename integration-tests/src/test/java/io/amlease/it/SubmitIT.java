@@ -87,7 +87,8 @@ class SubmitIT {
     String lease = "/amlease/it-ok";
     Run run = submit("--name", "it-ok", "--zk", cluster.zkConnect(), "--lease", lease,
         "--session-timeout", "6s", "--stop-timeout", "1s", "--am-memory", "256",
-        "--workers", "2", "--worker-command", "sleep 600", "--", "sh", script.toString());
+        "--workers", "2", "--worker-command", "sleep 600", "--metrics-port", "0",
+        "--", "sh", script.toString());
     assertThat(run.exit()).as(run.err()).isEqualTo(0);
     ApplicationId id = ApplicationId.fromString(run.out().trim());
 
@@ -122,6 +123,27 @@ class SubmitIT {
       }
       assertThat(Http.get(leader.urls().get("tracking") + "metrics"))
           .contains("amlease_lease_holder 1", "amlease_lease_epoch 1", "amlease_am_attempt 1");
+
+      // Issue 14: YARN's AmIpFilter guards the page. From any host but the RM's web proxy, the
+      // page, status.json and metrics at the tracking URL are not served: the AM redirects to the
+      // proxy. Only --metrics-port serves /metrics to anyone, and nothing else there.
+      for (String path : List.of("", "status.json", "metrics")) {
+        Http.Reply direct = Http.getFromAnotherHost(leader.urls().get("tracking") + path);
+        assertThat(direct.status()).as(path).isIn(302, 307);
+        // To the RM's web proxy (marked as a redirect, which the proxy serves to a remote user,
+        // and refuses as a loop to its own host: so the tests cannot follow it here).
+        assertThat(direct.headers().get("location")).as(path).isEqualTo(
+            cluster.viaRmWeb(tracking).replace("/proxy/", "/proxy/redirect/") + path);
+        assertThat(direct.body()).as(path).doesNotContain("epoch", "amlease_lease");
+      }
+      String metrics = leader.urls().get("metrics");
+      assertThat(metrics).isNotNull().endsWith("/metrics")
+          .isNotEqualTo(leader.urls().get("tracking") + "metrics");
+      Http.Reply scraped = Http.getFromAnotherHost(metrics);
+      assertThat(scraped.status()).isEqualTo(200);
+      assertThat(scraped.body()).contains("amlease_lease_holder 1", "amlease_lease_epoch 1");
+      assertThat(Http.getFromAnotherHost(metrics.replace("/metrics", "/status.json")).status())
+          .isEqualTo(404);
     }
     // AM + 2 workers.
     await().atMost(Duration.ofSeconds(30)).until(() -> cluster.yarn().getApplicationReport(id)
@@ -534,6 +556,8 @@ class SubmitIT {
     assertRejected(64, "--am-memory", "--name", "m", "--zk", zkOk, "--am-memory", "999999", "--",
         "true");
     assertRejected(64, "--grace", "--name", "g", "--zk", zkOk, "--grace", "40s", "--", "true");
+    assertRejected(64, "--metrics-port", "--name", "p", "--zk", zkOk, "--metrics-port", "65536",
+        "--", "true");
     assertRejected(64, "amlease.am.master-command", "--name", "c", "--zk", zkOk);
     assertRejected(69, "not reachable", "-Damlease.zk.connection-timeout=1s", "--name", "z",
         "--zk", "127.0.0.1:1", "--", "true");

@@ -1,8 +1,6 @@
 package io.amlease.status;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -10,6 +8,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
@@ -17,14 +16,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A lease holder's status over HTTP: {@code /} (HTML for people), {@code /status.json} (the same
- * facts for programs) and {@code /metrics} (Prometheus text format). Used by the ApplicationMaster
- * at its tracking URL and by {@code amlease hold --status-port}. The JDK's HTTP server is enough for
- * pages this small and adds nothing to a NodeManager's class path.
+ * A lease holder's status over HTTP ({@link StatusReplies}), for {@code amlease hold --status-port}.
+ * The JDK's HTTP server is enough for pages this small and adds no dependency to the runner. (The
+ * ApplicationMaster serves the same replies from Jetty, where YARN's AmIpFilter can guard them.)
  */
 public final class StatusServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StatusServer.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final HttpServer server;
   private final ExecutorService executor;
@@ -44,15 +41,10 @@ public final class StatusServer implements AutoCloseable {
    */
   public static StatusServer start(String host, int port, String title,
       Supplier<Map<String, Object>> status, Supplier<String> metrics) throws IOException {
+    StatusReplies replies = new StatusReplies(title, status, metrics);
     HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getByName(host), port),
         16);
-    server.createContext("/", exact("/", ex -> reply(ex, "text/html; charset=utf-8",
-        StatusPage.render(title, status.get()))));
-    server.createContext("/status.json", exact("/status.json", ex -> reply(ex,
-        "application/json", new String(JSON.writerWithDefaultPrettyPrinter()
-            .writeValueAsBytes(status.get()), StandardCharsets.UTF_8))));
-    server.createContext("/metrics", exact("/metrics", ex -> reply(ex,
-        "text/plain; version=0.0.4; charset=utf-8", metrics.get())));
+    server.createContext("/", ex -> answer(ex, replies));
     ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "amlease-status-http");
       t.setDaemon(true);
@@ -73,29 +65,28 @@ public final class StatusServer implements AutoCloseable {
     return server.getAddress().getPort();
   }
 
-  /** Only {@code path} itself; anything below it is 404 (the JDK matches by prefix). */
-  private static HttpHandler exact(String path, HttpHandler handler) {
-    return ex -> {
-      try {
-        if (!ex.getRequestURI().getPath().equals(path)) {
-          ex.sendResponseHeaders(404, -1);
-        } else if (!"GET".equals(ex.getRequestMethod()) && !"HEAD".equals(ex.getRequestMethod())) {
-          ex.sendResponseHeaders(405, -1);
-        } else {
-          handler.handle(ex);
-        }
-      } catch (RuntimeException e) {
-        LOG.warn("status request {} failed", ex.getRequestURI(), e);
-        ex.sendResponseHeaders(500, -1);
-      } finally {
-        ex.close();
+  /** The three paths exactly (the JDK matches contexts by prefix); GET and HEAD only. */
+  private static void answer(HttpExchange ex, StatusReplies replies) throws IOException {
+    try {
+      Optional<StatusReplies.Reply> reply = replies.forPath(ex.getRequestURI().getPath());
+      if (reply.isEmpty()) {
+        ex.sendResponseHeaders(404, -1);
+      } else if (!"GET".equals(ex.getRequestMethod()) && !"HEAD".equals(ex.getRequestMethod())) {
+        ex.sendResponseHeaders(405, -1);
+      } else {
+        send(ex, reply.get());
       }
-    };
+    } catch (RuntimeException e) {
+      LOG.warn("status request {} failed", ex.getRequestURI(), e);
+      ex.sendResponseHeaders(500, -1);
+    } finally {
+      ex.close();
+    }
   }
 
-  private static void reply(HttpExchange ex, String type, String body) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    ex.getResponseHeaders().set("Content-Type", type);
+  private static void send(HttpExchange ex, StatusReplies.Reply reply) throws IOException {
+    byte[] bytes = reply.body().getBytes(StandardCharsets.UTF_8);
+    ex.getResponseHeaders().set("Content-Type", reply.contentType());
     ex.getResponseHeaders().set("Cache-Control", "no-store");
     boolean head = "HEAD".equals(ex.getRequestMethod());
     ex.sendResponseHeaders(200, head ? -1 : bytes.length);

@@ -65,6 +65,9 @@ public final class SubmitCommand extends Configured implements Tool {
           + "for the AM unless --am-node-label (default: the queue's)"},
       {"am-node-label", "LABEL", AmSettings.AM_NODE_LABEL, "node label for the AM container "
           + "(default: --node-label)"},
+      {"metrics-port", "PORT", AmSettings.METRICS_PORT, "also serve /metrics alone on this port of "
+          + "the AM host, open to scrapers (0: any free port; default none: the status page, "
+          + "status.json and metrics only through the RM's web proxy)"},
   };
 
   private final PrintStream out;

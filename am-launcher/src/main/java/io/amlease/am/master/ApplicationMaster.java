@@ -1,10 +1,11 @@
 package io.amlease.am.master;
 
 import io.amlease.am.AmSettings;
+import io.amlease.am.web.AmWebServer;
 import io.amlease.process.ChildProcess;
 import io.amlease.process.Signals;
 import io.amlease.process.ThisJvm;
-import io.amlease.status.StatusServer;
+import io.amlease.status.StatusReplies;
 import io.amlease.lease.Epoch;
 import io.amlease.lease.LeaderDetails;
 import io.amlease.lease.LeaseConfig;
@@ -137,10 +138,10 @@ public final class ApplicationMaster {
     WorkerCount count = null;
     AmStatus status = new AmStatus(containerId, host, settings.lease().leasePath(),
         attempt.toString());
-    StatusServer web = null;
+    AmWebServer web = null;
     try {
-      web = StatusServer.start(host, 0, "amlease ApplicationMaster " + attempt, status::snapshot,
-          status::metrics);
+      web = AmWebServer.start(host, new StatusReplies("amlease ApplicationMaster " + attempt,
+          status::snapshot, status::metrics), yarnConf, settings.metricsPort());
       rm = AMRMClientAsync.createAMRMClientAsync(1000, rmCallbacks());
       rm.init(yarnConf);
       rm.start();
@@ -159,7 +160,7 @@ public final class ApplicationMaster {
       // can no longer acquire, whatever the order of the two in the election (G6).
       LeaseConfig config = LeaseConfig.fromMap(settings.lease().toMap()).holderId(attempt.toString())
           .generation(attempt.getAttemptId())
-          .details(new LeaderDetails(host, web.port(), Map.of("tracking", web.url()),
+          .details(new LeaderDetails(host, web.port(), urls(web),
               attempt.getApplicationId().toString(), attempt.toString(), containerId.toString()))
           .build();
       lease = ZkLease.create(config, listener());
@@ -301,6 +302,13 @@ public final class ApplicationMaster {
         web.close();
       }
     }
+  }
+
+  /** The leader info's URLs: the tracking URL, and the open metrics port's if there is one. */
+  private static Map<String, String> urls(AmWebServer web) {
+    Map<String, String> urls = new java.util.TreeMap<>(Map.of("tracking", web.url()));
+    web.metricsUrl().ifPresent(m -> urls.put("metrics", m));
+    return urls;
   }
 
   /** G6 before acting on the grant of {@code epoch}; the answer comes back as a Checked event. */
