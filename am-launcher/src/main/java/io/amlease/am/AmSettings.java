@@ -21,7 +21,8 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
     Duration attemptValidity, int workers, String workerCommand, int workerMemoryMb,
     int workerVcores, int workerMaxFailures, Duration workerFailuresValidity,
     List<String> masterCommand, Map<String, String> env, List<String> files, List<String> archives,
-    String nodeLabel, String amNodeLabel, int metricsPort, LeaseConfig lease) {
+    String nodeLabel, String amNodeLabel, int metricsPort, String principal, String keytab,
+    String amJavaOpts, LeaseConfig lease) {
 
   public static final String PREFIX = "amlease.";
   public static final String NAME = "amlease.am.name";
@@ -50,6 +51,23 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
    * or -1: none. The status page itself is served only through the RM's web proxy (AmIpFilter).
    */
   public static final String METRICS_PORT = "amlease.am.metrics-port";
+  /**
+   * The Kerberos principal the AM logs in as, from {@link #KEYTAB} (as Spark's
+   * {@code spark.kerberos.principal}); empty: none.
+   */
+  public static final String PRINCIPAL = "amlease.am.principal";
+  /**
+   * The keytab of {@link #PRINCIPAL}: a local file at submit, which travels to the AM's container
+   * only, privately, as {@link #KEYTAB_FILE}; empty: none.
+   */
+  public static final String KEYTAB = "amlease.am.keytab";
+  /** The name under which the AM finds its keytab in its working directory. */
+  public static final String KEYTAB_FILE = "amlease.keytab";
+  /**
+   * More options for the AM's JVM, e.g. {@code -Djava.security.krb5.conf=…} or GC settings (as
+   * MapReduce's {@code yarn.app.mapreduce.am.command-opts}); one line.
+   */
+  public static final String AM_JAVA_OPTS = "amlease.am.java-opts";
   public static final String ENV = "amlease.am.env";
   /** Names of the files shipped with the application (JSON list), localized in every container. */
   public static final String FILES = "amlease.am.files";
@@ -63,7 +81,8 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
       List.of(".zip", ".tar", ".tar.gz", ".tgz", ".jar");
   /** Names the AM's own container uses; a shipped file must not take them. */
   public static final List<String> RESERVED_FILES =
-      List.of("amlease-am.jar", "amlease-am.xml", "amlease-am-log4j2.xml", "amlease-zk-credentials");
+      List.of("amlease-am.jar", "amlease-am.xml", "amlease-am-log4j2.xml", "amlease-zk-credentials",
+          KEYTAB_FILE);
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -79,11 +98,24 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
     leaseKeys.putIfAbsent(LeaseConfig.LEASE_PATH, "/amlease/" + name);
     leaseKeys.putIfAbsent(LeaseConfig.STOP_TIMEOUT, "5s");
     LeaseConfig lease = LeaseConfig.fromMap(leaseKeys).build();
-    if (lease.saslPrincipal().isPresent()) {
-      // Each attempt would exit 77: its container has neither a JAAS configuration nor a keytab.
+    String principal = conf.getTrimmed(PRINCIPAL, "");
+    String keytab = conf.getTrimmed(KEYTAB, "");
+    if (principal.isEmpty() != keytab.isEmpty()) {
+      String missing = principal.isEmpty() ? PRINCIPAL : KEYTAB;
+      throw new LeaseConfigException(missing, missing + " is required with "
+          + (principal.isEmpty() ? KEYTAB : PRINCIPAL) + ": the AM logs in as the principal from "
+          + "the keytab");
+    }
+    if (lease.saslPrincipal().isPresent() && keytab.isEmpty()) {
+      // Each attempt would exit 77: its container would have nothing to log in with.
       throw new LeaseConfigException(LeaseConfig.SASL_PRINCIPAL, LeaseConfig.SASL_PRINCIPAL
-          + " is not supported for YARN applications yet (the AM would need a keytab and a JAAS "
-          + "configuration in its container); use " + LeaseConfig.ACL_CREDENTIALS);
+          + " needs " + PRINCIPAL + " and " + KEYTAB + " for a YARN application: the AM logs in "
+          + "to ZooKeeper from that keytab (JAAS login context '" + lease.saslLoginContext()
+          + "')");
+    }
+    String amJavaOpts = conf.getTrimmed(AM_JAVA_OPTS, "");
+    if (amJavaOpts.contains("\n") || amJavaOpts.contains("\r")) {
+      throw new LeaseConfigException(AM_JAVA_OPTS, AM_JAVA_OPTS + " must be one line");
     }
     int workers = atLeast(conf, WORKERS, 0, 0);
     String workerCommand = conf.getTrimmed(WORKER_COMMAND, "");
@@ -127,7 +159,7 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
         atLeast(conf, WORKER_MEMORY, 256, 64), atLeast(conf, WORKER_VCORES, 1, 1), maxFailures,
         failuresValidity, master,
         readJson(conf, ENV, new TypeReference<Map<String, String>>() {}, Map.of()), files,
-        archives, nodeLabel, amNodeLabel, metricsPort, lease);
+        archives, nodeLabel, amNodeLabel, metricsPort, principal, keytab, amJavaOpts, lease);
   }
 
   /**
@@ -191,6 +223,9 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
     c.set(NODE_LABEL, nodeLabel);
     c.set(AM_NODE_LABEL, amNodeLabel);
     c.setInt(METRICS_PORT, metricsPort);
+    c.set(PRINCIPAL, principal);
+    c.set(KEYTAB, keytab);
+    c.set(AM_JAVA_OPTS, amJavaOpts);
     try {
       c.set(MASTER_COMMAND, JSON.writeValueAsString(masterCommand));
       c.set(ENV, JSON.writeValueAsString(env));

@@ -568,8 +568,14 @@ class SubmitIT {
         "l", "--zk", zkOk, "--node-label", "a&&b", "--", "true");
     assertRejected(64, "--am-node-label: no node label 'gpu' in this cluster", "--name", "l",
         "--zk", zkOk, "--am-node-label", "gpu", "--", "true");
-    assertRejected(64, "amlease.zk.sasl-principal is not supported for YARN applications yet",
+    // A SASL lease needs the AM's keytab; a principal needs its keytab, and that must be readable.
+    assertRejected(64, "amlease.zk.sasl-principal needs amlease.am.principal and amlease.am.keytab",
         "-Damlease.zk.sasl-principal=amlease", "--name", "s", "--zk", zkOk, "--", "true");
+    assertRejected(64, "--keytab: amlease.am.keytab is required with amlease.am.principal",
+        "--name", "k", "--zk", zkOk, "--principal", "amlease@EXAMPLE.COM", "--", "true");
+    assertRejected(64, "--keytab: " + dir.resolve("none.keytab") + " is not a readable file",
+        "--name", "k", "--zk", zkOk, "--principal", "amlease@EXAMPLE.COM", "--keytab",
+        dir.resolve("none.keytab").toString(), "--", "true");
     assertThat(cluster.yarn().getApplications()).hasSize(before);
     assertThat(cluster.zk().checkExists().forPath("/amlease/q")).isNull();
   }

@@ -65,6 +65,12 @@ public final class SubmitCommand extends Configured implements Tool {
           + "for the AM unless --am-node-label (default: the queue's)"},
       {"am-node-label", "LABEL", AmSettings.AM_NODE_LABEL, "node label for the AM container "
           + "(default: --node-label)"},
+      {"principal", "P", AmSettings.PRINCIPAL, "Kerberos principal the AM logs in as, from "
+          + "--keytab (for ZooKeeper SASL: -D " + LeaseConfig.SASL_PRINCIPAL + "=…)"},
+      {"keytab", "FILE", AmSettings.KEYTAB, "keytab of --principal; shipped privately to the AM "
+          + "container only"},
+      {"am-java-opts", "OPTS", AmSettings.AM_JAVA_OPTS, "more options for the AM's JVM, e.g. "
+          + "-Djava.security.krb5.conf=FILE"},
       {"metrics-port", "PORT", AmSettings.METRICS_PORT, "also serve /metrics alone on this port of "
           + "the AM host, open to scrapers (0: any free port; default none: the status page, "
           + "status.json and metrics only through the RM's web proxy)"},
@@ -199,6 +205,10 @@ public final class SubmitCommand extends Configured implements Tool {
       settings = AmSettings.from(conf);
     } catch (LeaseConfigException e) {
       return usage(flagFor(e.key()) + e.getMessage());
+    }
+    if (!settings.keytab().isEmpty() && !(Path.of(settings.keytab()).toFile().isFile()
+        && Path.of(settings.keytab()).toFile().canRead())) {
+      return usage("--keytab: " + settings.keytab() + " is not a readable file");
     }
     try (CuratorFramework zk = ZkClients.connectReader(settings.lease().connectString(),
         settings.lease().connectionTimeout())) {

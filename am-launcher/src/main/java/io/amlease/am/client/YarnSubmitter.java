@@ -127,17 +127,13 @@ final class YarnSubmitter implements AutoCloseable {
         ApplicationMaster.SETTINGS_FILE);
     Configuration settings = s.toConfiguration();
     if (s.lease().aclCredentials().isPresent()) {
-      // The AM runs on some node where the client's path means nothing: it gets its own copy,
-      // private to this user, and reads it by name in its working directory.
-      org.apache.hadoop.fs.Path creds = new org.apache.hadoop.fs.Path(staging, CREDENTIALS_FILE);
-      fs.copyFromLocalFile(false, true, new org.apache.hadoop.fs.Path(
-          s.lease().aclCredentials().get().file().toAbsolutePath().toUri()), creds);
-      fs.setPermission(creds, PRIVATE_FILE);
-      FileStatus st = fs.getFileStatus(creds);
-      resources.put(CREDENTIALS_FILE, LocalResource.newInstance(URL.fromPath(fs.makeQualified(creds)),
-          LocalResourceType.FILE, LocalResourceVisibility.PRIVATE, st.getLen(),
-          st.getModificationTime()));
+      shipPrivately(fs, staging, s.lease().aclCredentials().get().file(), CREDENTIALS_FILE,
+          resources);
       settings.set(LeaseConfig.ACL_CREDENTIALS, CREDENTIALS_FILE);
+    }
+    if (!s.keytab().isEmpty()) {
+      shipPrivately(fs, staging, Path.of(s.keytab()), AmSettings.KEYTAB_FILE, resources);
+      settings.set(AmSettings.KEYTAB, AmSettings.KEYTAB_FILE);
     }
     try (OutputStream o = fs.create(settingsFile)) {
       settings.writeXml(o);
@@ -160,6 +156,7 @@ final class YarnSubmitter implements AutoCloseable {
     env.put("AMLEASE_STAGING", staging.toString());
     String command = ApplicationConstants.Environment.JAVA_HOME.$$() + "/bin/java "
         + ApplicationConstants.JVM_ADD_OPENS_VAR + " -Xmx" + (s.amMemoryMb() * 3 / 4) + "m"
+        + (s.amJavaOpts().isEmpty() ? "" : " " + s.amJavaOpts())
         + " -Dlog4j2.configurationFile=amlease-am-log4j2.xml"
         + " -Dyarn.app.container.log.dir=" + ApplicationConstants.LOG_DIR_EXPANSION_VAR + " "
         + ApplicationMaster.class.getName()
@@ -192,6 +189,23 @@ final class YarnSubmitter implements AutoCloseable {
               : " (--node-label '" + s.nodeLabel() + "', --am-node-label '" + s.amNodeLabel()
                   + "', --queue '" + s.queue() + "')") + ": " + e.getMessage());
     }
+  }
+
+  /**
+   * A secret for the AM's container only (ZooKeeper credentials, a keytab): the AM runs on some
+   * node where the client's path means nothing, so it gets its own copy, readable by this user
+   * alone, localized for this user only, by {@code name} in its working directory.
+   */
+  private static void shipPrivately(FileSystem fs, org.apache.hadoop.fs.Path staging, Path local,
+      String name, Map<String, LocalResource> resources) throws IOException {
+    org.apache.hadoop.fs.Path copy = new org.apache.hadoop.fs.Path(staging, name);
+    fs.copyFromLocalFile(false, true, new org.apache.hadoop.fs.Path(
+        local.toAbsolutePath().toUri()), copy);
+    fs.setPermission(copy, PRIVATE_FILE);
+    FileStatus st = fs.getFileStatus(copy);
+    resources.put(name, LocalResource.newInstance(URL.fromPath(fs.makeQualified(copy)),
+        LocalResourceType.FILE, LocalResourceVisibility.PRIVATE, st.getLen(),
+        st.getModificationTime()));
   }
 
   /**

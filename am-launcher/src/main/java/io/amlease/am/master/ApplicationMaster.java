@@ -158,6 +158,7 @@ public final class ApplicationMaster {
 
       // The attempt number is the lease's generation: once a later attempt has campaigned, this one
       // can no longer acquire, whatever the order of the two in the election (G6).
+      KeytabLogin.install(settings);
       LeaseConfig config = LeaseConfig.fromMap(settings.lease().toMap()).holderId(attempt.toString())
           .generation(attempt.getAttemptId())
           .details(new LeaderDetails(host, web.port(), urls(web),
