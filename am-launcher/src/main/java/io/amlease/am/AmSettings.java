@@ -106,6 +106,13 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
           + (principal.isEmpty() ? KEYTAB : PRINCIPAL) + ": the AM logs in as the principal from "
           + "the keytab");
     }
+    if (!keytab.isEmpty() && lease.saslPrincipal().isEmpty()) {
+      // The keytab serves ZooKeeper's SASL login only (so far): its JVM-wide login context would
+      // make the AM's ZooKeeper clients try Kerberos for a lease that is not SASL-protected.
+      throw new LeaseConfigException(KEYTAB, KEYTAB + " is for a SASL lease: set "
+          + LeaseConfig.SASL_PRINCIPAL + " too (the AM logs in to ZooKeeper from the keytab; it "
+          + "does not log in to Hadoop from it yet)");
+    }
     if (lease.saslPrincipal().isPresent() && keytab.isEmpty()) {
       // Each attempt would exit 77: its container would have nothing to log in with.
       throw new LeaseConfigException(LeaseConfig.SASL_PRINCIPAL, LeaseConfig.SASL_PRINCIPAL
@@ -114,8 +121,12 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
           + "')");
     }
     String amJavaOpts = conf.getTrimmed(AM_JAVA_OPTS, "");
-    if (amJavaOpts.contains("\n") || amJavaOpts.contains("\r")) {
-      throw new LeaseConfigException(AM_JAVA_OPTS, AM_JAVA_OPTS + " must be one line");
+    // The NodeManager's launch script runs the command inside bash -c "…": a double quote,
+    // backquote or backslash would end or alter that string, and every attempt would fail.
+    if (amJavaOpts.chars().anyMatch(c -> c == '\n' || c == '\r' || c == '"' || c == '`'
+        || c == '\\')) {
+      throw new LeaseConfigException(AM_JAVA_OPTS, AM_JAVA_OPTS + " ('" + amJavaOpts + "') must "
+          + "be one line without \", ` or \\ (use single quotes)");
     }
     int workers = atLeast(conf, WORKERS, 0, 0);
     String workerCommand = conf.getTrimmed(WORKER_COMMAND, "");

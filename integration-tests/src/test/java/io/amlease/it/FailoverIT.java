@@ -157,7 +157,7 @@ class FailoverIT {
       assertThat(lastOfEpoch1).isLessThan(firstOfEpoch2);
       // G2 itself, not just "no overlap" (YARN starts attempt 2 only once attempt 1 has exited, so
       // that alone cannot fail): the epoch-1 master stopped before attempt 1's session could
-      // expire, which is no earlier than lastAck + T ≥ cut − renewInterval + T = cut + 5 s here.
+      // expire, which is no earlier than lastAck + T ≥ cut − renewInterval + T ≈ cut + 5.1 s here.
       System.out.printf("failover: master of epoch 1 last wrote %d ms after the cut%n",
           lastOfEpoch1 - cutAt);
       assertThat(lastOfEpoch1 - cutAt).isLessThan(5_000);

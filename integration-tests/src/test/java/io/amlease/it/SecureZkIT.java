@@ -58,10 +58,14 @@ class SecureZkIT {
     String lease = "/amlease/it-sasl";
     String principal = "amlease@" + KERBEROS.realm;
     Path record = dir.resolve("record");
+    Path workerDir = dir.resolve("worker-dir");
     ApplicationId id = cluster.submit("-Damlease.zk.sasl-principal=" + principal,
         "--name", "it-sasl", "--zk", cluster.zkConnect(), "--lease", lease,
         "--session-timeout", "6s", "--stop-timeout", "1s", "--am-memory", "256",
         "--principal", principal, "--keytab", KERBEROS.amKeytab.toString(),
+        "--workers", "1", "--worker-memory", "128",
+        "--worker-command", "ls -a > " + workerDir + ".tmp && mv " + workerDir + ".tmp " + workerDir
+            + "; exec sleep 600",
         // What /etc/krb5.conf and the cluster's ZooKeeper principal would say on a real node.
         "--am-java-opts", "-Djava.security.krb5.conf=" + KERBEROS.kdc.getKrb5conf()
             + " -Dzookeeper.server.principal=zookeeper/localhost@" + KERBEROS.realm,
@@ -87,6 +91,9 @@ class SecureZkIT {
       assertThatThrownBy(() -> cluster.zk().delete().forPath(lease + "/leader"))
           .isInstanceOf(KeeperException.NoAuthException.class);
       assertThat(reader.current()).contains(leader);
+      // The keytab went to the AM's container only.
+      await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(workerDir));
+      assertThat(Files.readAllLines(workerDir)).isNotEmpty().doesNotContain("amlease.keytab");
     } finally {
       cluster.yarn().killApplication(id);
     }

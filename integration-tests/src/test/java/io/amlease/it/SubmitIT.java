@@ -574,7 +574,7 @@ class SubmitIT {
     assertRejected(64, "--keytab: amlease.am.keytab is required with amlease.am.principal",
         "--name", "k", "--zk", zkOk, "--principal", "amlease@EXAMPLE.COM", "--", "true");
     assertRejected(64, "--keytab: " + dir.resolve("none.keytab") + " is not a readable file",
-        "--name", "k", "--zk", zkOk, "--principal", "amlease@EXAMPLE.COM", "--keytab",
+        "-Damlease.zk.sasl-principal=amlease", "--name", "k", "--zk", zkOk, "--principal", "amlease@EXAMPLE.COM", "--keytab",
         dir.resolve("none.keytab").toString(), "--", "true");
     assertThat(cluster.yarn().getApplications()).hasSize(before);
     assertThat(cluster.zk().checkExists().forPath("/amlease/q")).isNull();

@@ -26,14 +26,16 @@ public record LeaseTiming(Duration sessionTimeout, Duration grace, Duration rene
     Duration stopTimeout) {
 
   /**
-   * Derives and checks the timing. Defaults: renewInterval = min(T/6, (the G2 bound − stopTimeout)/4),
-   * grace = min(2T/3, the G2 bound − stopTimeout − renewInterval).
+   * Derives and checks the timing. Defaults: renewInterval = (the G2 bound − stopTimeout)/4 within
+   * [T/12, T/6], grace = min(2T/3, the G2 bound − stopTimeout − renewInterval).
    *
    * <p>Why the renew interval shrinks with the budget: a holder rides out an outage shorter than
    * {@code grace − renewInterval} (G1). When a long stopTimeout leaves little of the bound, T/6 would
    * eat almost all of it (T = 10 s with a 5 s stop-timeout gave grace 1.83 s against a 1.67 s renew
    * interval: one renewal answered 170 ms late cost the lease on a busy machine). A quarter of the
-   * budget keeps at least half of it as tolerance; at T = 30 s it changes nothing.
+   * budget keeps at least half of it as tolerance; at T = 30 s it changes nothing. Never below T/12:
+   * a budget too small for that is refused as before, not served with renewals every few
+   * milliseconds and a grace shorter than ZooKeeper's own reconnect delay.
    *
    * @param basis how T was obtained, for messages ("requested", "negotiated by the server")
    * @throws LeaseConfigException naming the key and the numbers when a rule is broken
@@ -51,10 +53,10 @@ public record LeaseTiming(Duration sessionTimeout, Duration grace, Duration rene
           + " is too short for any grace: " + boundText + " (G2)");
     }
     Duration budget = bound.minus(stopTimeout);
-    Duration r = renewInterval.orElseGet(() -> budget.isNegative() || budget.isZero()
-        ? sessionTimeout.dividedBy(6) : min(sessionTimeout.dividedBy(6), budget.dividedBy(4)));
+    Duration r = renewInterval.orElseGet(() -> max(sessionTimeout.dividedBy(12),
+        min(sessionTimeout.dividedBy(6), budget.dividedBy(4))));
     if (grace.isPresent() && r.compareTo(grace.get()) >= 0) {
-      throw renewNotBelowGrace(r, grace.get(), null);
+      throw renewNotBelowGrace(LeaseConfig.RENEW_INTERVAL, r, grace.get(), null);
     }
     Duration graceBound = budget.minus(r);
     if (graceBound.compareTo(Duration.ofMillis(1)) < 0) {
@@ -74,22 +76,32 @@ public record LeaseTiming(Duration sessionTimeout, Duration grace, Duration rene
           + "a renewal one renew interval late)");
     }
     if (r.compareTo(g) >= 0) {
-      throw renewNotBelowGrace(r, g, grace.isPresent() ? null : "the default, min(2T/3, "
+      // Both defaults: the stop-timeout (or T itself) left too little for any useful grace.
+      String key = renewInterval.isPresent() || grace.isPresent() ? LeaseConfig.RENEW_INTERVAL
+          : stopTimeout.isZero() ? LeaseConfig.SESSION_TIMEOUT : LeaseConfig.STOP_TIMEOUT;
+      throw renewNotBelowGrace(key, r, g, grace.isPresent() ? null : "the default, min(2T/3, "
           + fmt(bound) + " − " + LeaseConfig.STOP_TIMEOUT + " − " + LeaseConfig.RENEW_INTERVAL
-          + "): shorten " + LeaseConfig.RENEW_INTERVAL + " or lengthen "
+          + "): shorten " + (renewInterval.isPresent() || stopTimeout.isZero()
+              ? LeaseConfig.RENEW_INTERVAL
+              : LeaseConfig.STOP_TIMEOUT + " (" + fmt(stopTimeout) + ")") + " or lengthen "
           + LeaseConfig.SESSION_TIMEOUT);
     }
     return new LeaseTiming(sessionTimeout, g, r, stopTimeout);
   }
 
-  private static LeaseConfigException renewNotBelowGrace(Duration r, Duration g, String why) {
-    return new LeaseConfigException(LeaseConfig.RENEW_INTERVAL, LeaseConfig.RENEW_INTERVAL + " ("
+  private static LeaseConfigException renewNotBelowGrace(String key, Duration r, Duration g,
+      String why) {
+    return new LeaseConfigException(key, LeaseConfig.RENEW_INTERVAL + " ("
         + fmt(r) + ") must be less than " + LeaseConfig.GRACE + " (" + fmt(g)
         + (why == null ? "" : ", " + why) + ")");
   }
 
   private static Duration min(Duration a, Duration b) {
     return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
   }
 
   private static String fmt(Duration d) {

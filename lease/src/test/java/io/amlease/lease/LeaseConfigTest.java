@@ -72,6 +72,18 @@ class LeaseConfigTest {
   }
 
   @Test
+  void aBudgetTooSmallForAUsefulGraceIsRefusedNamingTheStopTimeout() {
+    // T = 7s, stop-timeout 5s: a budget of 6.65s − 1s − 5s = 0.65s. A quarter of it would renew
+    // every 0.16s with grace 0.49s, below ZooKeeper's own reconnect delay; renewals stay at T/12
+    // at least, which leaves no grace above them.
+    Map<String, String> m = base();
+    m.put(LeaseConfig.SESSION_TIMEOUT, "7s");
+    m.put(LeaseConfig.STOP_TIMEOUT, "5s");
+    rejected(m, LeaseConfig.STOP_TIMEOUT, "must be less than", "shorten "
+        + LeaseConfig.STOP_TIMEOUT + " (5s)");
+  }
+
+  @Test
   void durationsMustBePositive() {
     Map<String, String> m = base();
     m.put(LeaseConfig.GRACE, "0s");

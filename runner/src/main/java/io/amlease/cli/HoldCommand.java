@@ -63,7 +63,7 @@ final class HoldCommand {
       .keyed("grace", "D", LeaseConfig.GRACE, "keep the lease this long without an answer from "
           + "ZooKeeper (default min(2T/3, T·(1−ρ)−slack) of the negotiated T)")
       .keyed("renew-interval", "D", LeaseConfig.RENEW_INTERVAL,
-          "renewal period (default min(T/6, a quarter of the G2 budget))")
+          "renewal period (default a quarter of the G2 budget, within [T/12, T/6])")
       .keyed("id", "NAME", LeaseConfig.HOLDER_ID, "holder id (default host:pid)")
       .keyed("stop-timeout", "D", LeaseConfig.STOP_TIMEOUT, "SIGKILL COMMAND this long after "
           + "SIGTERM; grace + stop-timeout must fit the G2 bound (default 5s)")

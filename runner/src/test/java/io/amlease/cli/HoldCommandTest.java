@@ -119,7 +119,8 @@ class HoldCommandTest {
     Path pidFile = dir.resolve("pid");
     Path term = dir.resolve("term");
     try (FaultProxy proxy = FaultProxy.start(serverAddress());
-         // G2 needs grace + stop-timeout + renew-interval (T/6) <= T·0.95 − 1s = 4.7s.
+         // G2 needs grace + stop-timeout + renew-interval (0.675 s: a quarter of 4.7 s − 2 s)
+         // <= T·0.95 − 1s = 4.7s.
          HoldProcess hold = hold(proxy.connectString(), "--session-timeout", "6s",
              "--grace", "1.7s", "--stop-timeout", "2s", "--",
              "sh", "-c", "echo $$ > " + q(pidFile) + "; trap 'echo term >> " + dq(term)

@@ -13,9 +13,12 @@ import javax.servlet.http.HttpServletResponse;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.http.FilterContainer;
 import org.apache.hadoop.yarn.server.webproxy.amfilter.AmFilterInitializer;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ContextHandlerCollection;
+import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.servlet.FilterHolder;
 import org.eclipse.jetty.servlet.ServletContextHandler;
 import org.eclipse.jetty.servlet.ServletHolder;
@@ -71,10 +74,15 @@ public final class AmWebServer implements AutoCloseable {
           new RepliesServlet(replies, true)));
     }
     server.setHandler(contexts);
+    server.setErrorHandler(quietErrors());
     try {
       server.start();
     } catch (Exception e) {
-      server.stop();
+      try {
+        server.stop();
+      } catch (Exception s) {
+        e.addSuppressed(s);
+      }
       throw new IOException("cannot serve the status page on " + host + (metricsPort < 0 ? ""
           : " (metrics port " + metricsPort + ")") + ": " + e, e);
     }
@@ -100,10 +108,21 @@ public final class AmWebServer implements AutoCloseable {
     return metricsUrl;
   }
 
+  /** Error pages without stack traces. */
+  private static ErrorHandler quietErrors() {
+    ErrorHandler errors = new ErrorHandler();
+    errors.setShowStacks(false);
+    errors.setShowMessageInTitle(false);
+    return errors;
+  }
+
   /** A connector named {@code name} and the context only it serves ("@name" virtual host). */
   private static ServletContextHandler context(String name, Server server, String host, int port,
       HttpServlet servlet) {
-    ServerConnector connector = new ServerConnector(server, 1, 1);
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    ServerConnector connector = new ServerConnector(server, 1, 1,
+        new HttpConnectionFactory(http));
     connector.setName(name);
     connector.setHost(host);
     connector.setPort(port);
@@ -112,6 +131,7 @@ public final class AmWebServer implements AutoCloseable {
     context.setContextPath("/");
     context.setVirtualHosts(new String[] {"@" + name});
     context.addServlet(new ServletHolder(name, servlet), "/");
+    context.setErrorHandler(quietErrors());
     return context;
   }
 
@@ -143,12 +163,20 @@ public final class AmWebServer implements AutoCloseable {
     };
   }
 
+  /** Stops serving; a failure to stop is logged, never thrown (it must not change an exit). */
   @Override
-  public void close() throws Exception {
-    server.stop();
+  public void close() {
+    try {
+      server.stop();
+    } catch (Exception e) {
+      LOG.warn("stopping the status page at {} failed", url, e);
+    }
   }
 
-  /** The replies by path; on the metrics port, {@code /metrics} only. GET and HEAD. */
+  /**
+   * The replies by path; on the metrics port, {@code /metrics} only. As {@code hold}'s server: 404
+   * for any other path, then 405 for any method but GET and HEAD.
+   */
   private static final class RepliesServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
     private final transient StatusReplies replies;
@@ -160,19 +188,25 @@ public final class AmWebServer implements AutoCloseable {
     }
 
     @Override
-    protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+    protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
       String path = req.getRequestURI();
       Optional<StatusReplies.Reply> reply = !metricsOnly ? replies.forPath(path)
           : "/metrics".equals(path) ? Optional.of(replies.metrics()) : Optional.empty();
+      boolean head = "HEAD".equals(req.getMethod());
       if (reply.isEmpty()) {
         resp.sendError(HttpServletResponse.SC_NOT_FOUND);
-        return;
+      } else if (!head && !"GET".equals(req.getMethod())) {
+        resp.setHeader("Allow", "GET, HEAD");
+        resp.sendError(HttpServletResponse.SC_METHOD_NOT_ALLOWED);
+      } else {
+        byte[] body = reply.get().body().getBytes(StandardCharsets.UTF_8);
+        resp.setContentType(reply.get().contentType());
+        resp.setHeader("Cache-Control", "no-store");
+        resp.setContentLength(body.length);
+        if (!head) {
+          resp.getOutputStream().write(body);
+        }
       }
-      byte[] body = reply.get().body().getBytes(StandardCharsets.UTF_8);
-      resp.setContentType(reply.get().contentType());
-      resp.setHeader("Cache-Control", "no-store");
-      resp.setContentLength(body.length);
-      resp.getOutputStream().write(body);
     }
   }
 }
