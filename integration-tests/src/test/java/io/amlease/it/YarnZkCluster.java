@@ -52,6 +52,8 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
   private static final Path AM_SITE = Path.of("target", "test-classes", "yarn-site.xml");
   private final String name;
   private final boolean rmHa;
+  /** Kerberos and HDFS, for a secure cluster; null for a plain one. */
+  private final SecureHadoop secure;
   private static final HAServiceProtocol.StateChangeRequestInfo BY_USER =
       new HAServiceProtocol.StateChangeRequestInfo(HAServiceProtocol.RequestSource.REQUEST_BY_USER);
   /** The index of the active RM. */
@@ -72,8 +74,21 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
    * every 500 ms instead of 30 s.
    */
   YarnZkCluster(String name, boolean rmHa) {
+    this(name, rmHa, null);
+  }
+
+  /**
+   * A secure cluster: Kerberos for every service and HDFS as the default (staging) filesystem,
+   * both from {@code secure}, which this cluster closes with itself.
+   */
+  YarnZkCluster(String name, SecureHadoop secure) {
+    this(name, false, secure);
+  }
+
+  private YarnZkCluster(String name, boolean rmHa, SecureHadoop secure) {
     this.name = name;
     this.rmHa = rmHa;
+    this.secure = secure;
   }
 
   @Override
@@ -137,6 +152,10 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
           conf.set(HAUtil.addSuffix(key, rm), "127.0.0.1:" + freePort());
         }
       }
+    }
+    if (secure != null) {
+      secure.configure(conf);
+      secure.startDfs(conf);
     }
     yarn = new MiniYARNCluster(name, rmHa ? 2 : 1, NODE_MANAGERS, 1, 1);
     yarn.init(conf);
@@ -258,6 +277,9 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
     }
     if (zk != null) {
       zk.close();
+    }
+    if (secure != null) {
+      secure.close();
     }
     Files.deleteIfExists(AM_SITE);
   }

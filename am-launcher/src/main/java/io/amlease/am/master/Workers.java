@@ -243,7 +243,8 @@ final class Workers implements AutoCloseable {
       env.put("AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token()));
       ContainerLaunchContext ctx = ContainerLaunchContext.newInstance(files, env,
           List.of("bash -c '" + settings.workerCommand().replace("'", "'\\''") + "'"
-              + " 1><LOG_DIR>/worker.stdout 2><LOG_DIR>/worker.stderr"), null, null, null);
+              + " 1><LOG_DIR>/worker.stdout 2><LOG_DIR>/worker.stderr"), null,
+          ContainerTokens.ofThisAm(), null);
       launcher.launch(c, ctx);
     }
   }

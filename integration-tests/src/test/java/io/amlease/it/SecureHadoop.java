@@ -1,0 +1,118 @@
+package io.amlease.it;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.PrivilegedExceptionAction;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.minikdc.MiniKdc;
+import org.apache.hadoop.security.UserGroupInformation;
+
+/**
+ * A kerberized Hadoop for a {@link YarnZkCluster}, on loopback: a MiniKdc, and HDFS (a
+ * MiniDFSCluster) as the staging filesystem, so that delegation tokens are real HDFS tokens. Every
+ * service logs in as hadoop/localhost (its web side as HTTP/localhost); applications are
+ * submitted by the user amlease, logged in from its own keytab ({@link #asUser}). UGI's security
+ * settings are JVM-wide: a test class that uses this runs in a JVM of its own (failsafe's
+ * "secure" execution).
+ */
+final class SecureHadoop implements AutoCloseable {
+  static final String USER = "amlease";
+  private final MiniKdc kdc;
+  private final File serviceKeytab;
+  private final File userKeytab;
+  private MiniDFSCluster dfs;
+
+  private SecureHadoop(MiniKdc kdc, File serviceKeytab, File userKeytab) {
+    this.kdc = kdc;
+    this.serviceKeytab = serviceKeytab;
+    this.userKeytab = userKeytab;
+  }
+
+  /** The realm and its principals. */
+  static SecureHadoop start() throws Exception {
+    Path dir = Files.createTempDirectory("amlease-secure-hadoop");
+    MiniKdc kdc = new MiniKdc(MiniKdc.createConf(), dir.toFile());
+    kdc.start();
+    File service = dir.resolve("hadoop.keytab").toFile();
+    File user = dir.resolve(USER + ".keytab").toFile();
+    kdc.createPrincipal(service, "hadoop/localhost", "HTTP/localhost");
+    kdc.createPrincipal(user, USER);
+    return new SecureHadoop(kdc, service, user);
+  }
+
+  String realm() {
+    return kdc.getRealm();
+  }
+
+  File krb5Conf() {
+    return kdc.getKrb5conf();
+  }
+
+  File userKeytab() {
+    return userKeytab;
+  }
+
+  String userPrincipal() {
+    return USER + "@" + realm();
+  }
+
+  /** Kerberos for every service of {@code conf}, before any of them starts. */
+  void configure(Configuration conf) {
+    String service = "hadoop/localhost@" + realm();
+    String http = "HTTP/localhost@" + realm();
+    String keytab = serviceKeytab.getAbsolutePath();
+    conf.set("hadoop.security.authentication", "kerberos");
+    conf.set("dfs.namenode.kerberos.principal", service);
+    conf.set("dfs.namenode.keytab.file", keytab);
+    conf.set("dfs.datanode.kerberos.principal", service);
+    conf.set("dfs.datanode.keytab.file", keytab);
+    conf.set("dfs.web.authentication.kerberos.principal", http);
+    conf.set("dfs.web.authentication.kerberos.keytab", keytab);
+    conf.setBoolean("dfs.block.access.token.enable", true);
+    // SASL on the data transfer protocol instead of privileged ports for the DataNode.
+    conf.set("dfs.data.transfer.protection", "authentication");
+    conf.set("dfs.http.policy", "HTTP_ONLY");
+    conf.setBoolean("ignore.secure.ports.for.testing", true);
+    conf.set("yarn.resourcemanager.principal", service);
+    conf.set("yarn.resourcemanager.keytab", keytab);
+    conf.set("yarn.nodemanager.principal", service);
+    conf.set("yarn.nodemanager.keytab", keytab);
+    conf.set("yarn.resourcemanager.webapp.spnego-principal", http);
+    conf.set("yarn.resourcemanager.webapp.spnego-keytab-file", keytab);
+    conf.set("yarn.nodemanager.webapp.spnego-principal", http);
+    conf.set("yarn.nodemanager.webapp.spnego-keytab-file", keytab);
+    UserGroupInformation.setConfiguration(conf);
+  }
+
+  /**
+   * Starts HDFS with {@code conf} and makes it the default filesystem there, with a home directory
+   * for {@link #USER} (where submit stages).
+   */
+  void startDfs(Configuration conf) throws Exception {
+    dfs = new MiniDFSCluster.Builder(conf).numDataNodes(1).build();
+    dfs.waitActive();
+    FileSystem fs = dfs.getFileSystem();
+    org.apache.hadoop.fs.Path home = new org.apache.hadoop.fs.Path("/user/" + USER);
+    fs.mkdirs(home, new FsPermission((short) 0755));
+    fs.setOwner(home, USER, USER);
+    conf.set(FileSystem.FS_DEFAULT_NAME_KEY, fs.getUri().toString());
+  }
+
+  /** {@code action} as {@link #USER}, logged in from its keytab. */
+  <T> T asUser(PrivilegedExceptionAction<T> action) throws Exception {
+    return UserGroupInformation.loginUserFromKeytabAndReturnUGI(userPrincipal(),
+        userKeytab.getAbsolutePath()).doAs(action);
+  }
+
+  @Override
+  public void close() {
+    if (dfs != null) {
+      dfs.shutdown();
+    }
+    kdc.stop();
+  }
+}
