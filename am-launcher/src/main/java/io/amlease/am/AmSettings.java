@@ -53,7 +53,8 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
   public static final String METRICS_PORT = "amlease.am.metrics-port";
   /**
    * The Kerberos principal the AM logs in as, from {@link #KEYTAB} (as Spark's
-   * {@code spark.kerberos.principal}); empty: none.
+   * {@code spark.kerberos.principal}): to obtain fresh delegation tokens on a secure cluster, and
+   * to log in to ZooKeeper when the lease is SASL-protected; empty: none.
    */
   public static final String PRINCIPAL = "amlease.am.principal";
   /**
@@ -105,13 +106,6 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
       throw new LeaseConfigException(missing, missing + " is required with "
           + (principal.isEmpty() ? KEYTAB : PRINCIPAL) + ": the AM logs in as the principal from "
           + "the keytab");
-    }
-    if (!keytab.isEmpty() && lease.saslPrincipal().isEmpty()) {
-      // The keytab serves ZooKeeper's SASL login only (so far): its JVM-wide login context would
-      // make the AM's ZooKeeper clients try Kerberos for a lease that is not SASL-protected.
-      throw new LeaseConfigException(KEYTAB, KEYTAB + " is for a SASL lease: set "
-          + LeaseConfig.SASL_PRINCIPAL + " too (the AM logs in to ZooKeeper from the keytab; it "
-          + "does not log in to Hadoop from it yet)");
     }
     if (lease.saslPrincipal().isPresent() && keytab.isEmpty()) {
       // Each attempt would exit 77: its container would have nothing to log in with.

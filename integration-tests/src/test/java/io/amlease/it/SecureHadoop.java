@@ -21,6 +21,11 @@ import org.apache.hadoop.security.UserGroupInformation;
  */
 final class SecureHadoop implements AutoCloseable {
   static final String USER = "amlease";
+  /**
+   * HDFS delegation tokens' maximum lifetime here (7 days by default), so that "longer than the
+   * tokens live" takes half a minute; renewed (by the RM) every half of it.
+   */
+  static final java.time.Duration TOKEN_MAX_LIFETIME = java.time.Duration.ofSeconds(30);
   private final MiniKdc kdc;
   private final File serviceKeytab;
   private final File userKeytab;
@@ -73,6 +78,9 @@ final class SecureHadoop implements AutoCloseable {
     conf.set("dfs.web.authentication.kerberos.principal", http);
     conf.set("dfs.web.authentication.kerberos.keytab", keytab);
     conf.setBoolean("dfs.block.access.token.enable", true);
+    conf.setLong("dfs.namenode.delegation.token.max-lifetime", TOKEN_MAX_LIFETIME.toMillis());
+    conf.setLong("dfs.namenode.delegation.token.renew-interval",
+        TOKEN_MAX_LIFETIME.dividedBy(2).toMillis());
     // SASL on the data transfer protocol instead of privileged ports for the DataNode.
     conf.set("dfs.data.transfer.protection", "authentication");
     conf.set("dfs.http.policy", "HTTP_ONLY");

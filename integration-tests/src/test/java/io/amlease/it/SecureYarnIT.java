@@ -63,6 +63,8 @@ class SecureYarnIT {
             + workerSaw + "; exec sleep 600",
         "--", "sh", "-c", "cat data.txt > " + masterSaw + ".tmp && mv " + masterSaw + ".tmp "
             + masterSaw + "; exec sleep 600"));
+    assertThat(cluster.lastSubmitErr()).contains("warning: no --principal/--keytab on this secure "
+        + "cluster");
     try (LeaderReader reader = new LeaderReader(cluster.zk(), lease)) {
       assertThat(cluster.yarn().getApplicationReport(id).getUser()).isEqualTo(SecureHadoop.USER);
       LeaderInfo leader = await().atMost(Duration.ofSeconds(60)).until(
@@ -74,6 +76,90 @@ class SecureYarnIT {
       assertThat(Files.readString(workerSaw)).isEqualTo("shipped through HDFS\n");
     } finally {
       cluster.yarn().killApplication(id);
+    }
+  }
+
+  /**
+   * Item 2: with {@code --principal/--keytab}, the AM obtains fresh delegation tokens before the
+   * submission's reach their maximum lifetime, so a worker started after that lifetime still
+   * localizes its shipped file and reads HDFS (with the submission's tokens alone it cannot: "Token
+   * has expired"). Each worker reads a file on HDFS with Hadoop's own shell, from the tokens YARN
+   * gives its container.
+   */
+  @Test
+  void pastTheTokensMaximumLifetimeANewWorkerStillReadsHdfs() throws Exception {
+    Path data = dir.resolve("data.txt");
+    Files.writeString(data, "shipped\n");
+    org.apache.hadoop.fs.Path input = new org.apache.hadoop.fs.Path(
+        "/user/" + SecureHadoop.USER + "/input.txt");
+    secure.asUser(() -> {
+      try (var o = org.apache.hadoop.fs.FileSystem.get(cluster.conf()).create(input)) {
+        o.write("read from HDFS\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+      return null;
+    });
+    Path workers = Files.createDirectories(dir.resolve("workers"));
+    // Hadoop's shell wants a core-site.xml: the cluster's client configuration, as on a node.
+    Path clientConf = Files.createDirectories(dir.resolve("client-conf"));
+    try (var o = Files.newOutputStream(clientConf.resolve("core-site.xml"))) {
+      cluster.conf().writeXml(o);
+    }
+    // No double quotes: the NodeManager's launch script puts the command inside bash -c "…".
+    String readHdfs = "$JAVA_HOME/bin/java -Djava.security.krb5.conf=" + secure.krb5Conf()
+        + " -cp " + clientConf + ":$AMLEASE_TEST_CP org.apache.hadoop.fs.FsShell -cat " + input;
+    String lease = "/amlease/it-renew";
+    long submittedAt = System.nanoTime();
+    ApplicationId id = secure.asUser(() -> cluster.submit("--name", "it-renew",
+        "--zk", cluster.zkConnect(), "--lease", lease, "--session-timeout", "6s",
+        "--stop-timeout", "1s", "--am-memory", "256",
+        "--principal", secure.userPrincipal(), "--keytab", secure.userKeytab().toString(),
+        "--am-java-opts", "-Djava.security.krb5.conf=" + secure.krb5Conf(),
+        "--env", "AMLEASE_TEST_CP=" + System.getProperty("java.class.path"),
+        "--file", data.toString(), "--workers", "1", "--worker-memory", "256",
+        "--worker-command", "{ cat data.txt && " + readHdfs + "; } > " + workers
+            + "/$CONTAINER_ID.tmp && mv " + workers + "/$CONTAINER_ID.tmp " + workers
+            + "/$CONTAINER_ID; exec sleep 600",
+        "--", "sleep", "600"));
+    try {
+      assertThat(cluster.lastSubmitErr()).doesNotContain("warning");
+      await().atMost(Duration.ofSeconds(60)).until(() -> seen(workers).size() == 1);
+
+      // Let the submission's tokens reach their maximum lifetime (a wait for time to pass, not
+      // an assertion), then ask for a second worker.
+      Duration past = SecureHadoop.TOKEN_MAX_LIFETIME.plusSeconds(5)
+          .minusNanos(System.nanoTime() - submittedAt);
+      if (!past.isNegative()) {
+        Thread.sleep(past.toMillis());
+      }
+      int flex = secure.asUser(() -> org.apache.hadoop.util.ToolRunner.run(cluster.conf(),
+          new io.amlease.am.client.FlexCommand(System.out, System.err),
+          new String[] {id.toString(), "--workers", "2"}));
+      assertThat(flex).isZero();
+      // A worker whose localization fails makes the NodeManager's localizer thread throw: not
+      // this test's outcome, which is whether the second worker wrote what it read.
+      await().atMost(Duration.ofSeconds(60)).dontCatchUncaughtExceptions()
+          .until(() -> seen(workers).size() == 2);
+      assertThat(seen(workers)).allSatisfy(w -> assertThat(w).startsWith("shipped\n")
+          .endsWith("\nread from HDFS")); // Between them, the shell's log.
+      assertThat(cluster.containerLog(org.apache.hadoop.yarn.api.records.ContainerId
+          .newContainerId(org.apache.hadoop.yarn.api.records.ApplicationAttemptId
+              .newInstance(id, 1), 1), "AppMaster.stderr"))
+          .contains("fresh delegation token");
+    } finally {
+      cluster.yarn().killApplication(id);
+    }
+  }
+
+  /** What each worker read, one entry per worker that has written its file. */
+  private static java.util.List<String> seen(Path workers) throws java.io.IOException {
+    try (var files = Files.list(workers)) {
+      return files.filter(f -> !f.toString().endsWith(".tmp")).map(f -> {
+        try {
+          return Files.readString(f).trim();
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }).toList();
     }
   }
 }

@@ -54,6 +54,7 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
   private final boolean rmHa;
   /** Kerberos and HDFS, for a secure cluster; null for a plain one. */
   private final SecureHadoop secure;
+  private volatile String lastSubmitErr = "";
   private static final HAServiceProtocol.StateChangeRequestInfo BY_USER =
       new HAServiceProtocol.StateChangeRequestInfo(HAServiceProtocol.RequestSource.REQUEST_BY_USER);
   /** The index of the active RM. */
@@ -242,7 +243,13 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
     int exit = SubmitCommand.submit(conf(), new PrintStream(out, true),
         new PrintStream(err, true), all.toArray(String[]::new));
     assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    lastSubmitErr = err.toString(StandardCharsets.UTF_8);
     return ApplicationId.fromString(out.toString(StandardCharsets.UTF_8).trim());
+  }
+
+  /** What the last successful {@link #submit} printed on stderr. */
+  String lastSubmitErr() {
+    return lastSubmitErr;
   }
 
   Configuration conf() {

@@ -66,7 +66,8 @@ public final class SubmitCommand extends Configured implements Tool {
       {"am-node-label", "LABEL", AmSettings.AM_NODE_LABEL, "node label for the AM container "
           + "(default: --node-label)"},
       {"principal", "P", AmSettings.PRINCIPAL, "Kerberos principal the AM logs in as, from "
-          + "--keytab (for ZooKeeper SASL: -D " + LeaseConfig.SASL_PRINCIPAL + "=…)"},
+          + "--keytab, for fresh delegation tokens on a secure cluster (and for ZooKeeper SASL: "
+          + "-D " + LeaseConfig.SASL_PRINCIPAL + "=…)"},
       {"keytab", "FILE", AmSettings.KEYTAB, "keytab of --principal; shipped privately to the AM "
           + "container only"},
       {"am-java-opts", "OPTS", AmSettings.AM_JAVA_OPTS, "more options for the AM's JVM, e.g. "

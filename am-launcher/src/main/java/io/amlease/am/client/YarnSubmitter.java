@@ -109,6 +109,12 @@ final class YarnSubmitter implements AutoCloseable {
     }
     ApplicationReport report = yarn.getApplicationReport(id);
     out.println(id);
+    if (UserGroupInformation.isSecurityEnabled() && s.keytab().isEmpty()) {
+      err.println("amlease submit: warning: no --principal/--keytab on this secure cluster: the "
+          + "application's delegation tokens end with their maximum lifetime "
+          + "(dfs.namenode.delegation.token.max-lifetime, 7 days by default), and after that no "
+          + "new worker or AM attempt can start");
+    }
     err.println("amlease submit: submitted " + id + " (" + s.name() + ") to queue " + s.queue()
         + "; tracking URL " + report.getTrackingUrl() + "; lease " + s.lease().leasePath());
     if (!wait) {

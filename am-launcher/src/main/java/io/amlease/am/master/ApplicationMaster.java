@@ -14,6 +14,7 @@ import io.amlease.lease.LeaseListener;
 import io.amlease.lease.RevocationReason;
 import io.amlease.lease.zk.ZkLease;
 import java.io.File;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +27,7 @@ import java.util.concurrent.BlockingDeque;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.ApplicationConstants;
 import org.apache.hadoop.yarn.api.protocolrecords.RegisterApplicationMasterResponse;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
@@ -139,6 +141,7 @@ public final class ApplicationMaster {
     AmStatus status = new AmStatus(containerId, host, settings.lease().leasePath(),
         attempt.toString());
     AmWebServer web = null;
+    TokenRefresher tokens = null;
     try {
       web = AmWebServer.start(host, new StatusReplies("amlease ApplicationMaster " + attempt,
           status::snapshot, status::metrics), yarnConf, settings.metricsPort());
@@ -149,6 +152,7 @@ public final class ApplicationMaster {
           web.url());
       LOG.info("registered {} (attempt {}); {} containers from previous attempts", containerId,
           attempt.getAttemptId(), reg.getContainersFromPreviousAttempts().size());
+      tokens = refreshTokens();
       workers = new Workers(settings, ShippedFiles.of(yarnConf, staging, settings.files(),
           settings.archives()),
           attemptEnv(), rm, yarnConf, diagnostic -> events.add(new WorkersFailed(diagnostic)));
@@ -302,7 +306,28 @@ public final class ApplicationMaster {
       if (web != null) {
         web.close();
       }
+      if (tokens != null) {
+        tokens.close();
+      }
     }
+  }
+
+  /**
+   * On a secure cluster with a keytab: fresh delegation tokens now (the staged files may be past
+   * the submission tokens' lifetime) and on schedule. Null when there is nothing to refresh.
+   */
+  private TokenRefresher refreshTokens() throws IOException {
+    if (settings.keytab().isEmpty()) {
+      return null;
+    }
+    if (!UserGroupInformation.isSecurityEnabled()) {
+      LOG.info("Hadoop security is off: the keytab serves ZooKeeper's SASL login only");
+      return null;
+    }
+    TokenRefresher refresher = new TokenRefresher(settings.principal(), settings.keytab(),
+        yarnConf, staging, java.time.Clock.systemUTC());
+    refresher.start();
+    return refresher;
   }
 
   /** The leader info's URLs: the tracking URL, and the open metrics port's if there is one. */

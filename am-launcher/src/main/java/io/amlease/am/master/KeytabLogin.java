@@ -18,9 +18,13 @@ final class KeytabLogin {
 
   private KeytabLogin() {}
 
-  /** Installs the login context, when the application has a keytab; else does nothing. */
+  /**
+   * Installs the login context, when the lease is SASL-protected (the application then has a
+   * keytab); else does nothing: a JVM-wide Client section would make every ZooKeeper client of the
+   * AM try Kerberos.
+   */
   static void install(AmSettings s) {
-    if (s.keytab().isEmpty()) {
+    if (s.keytab().isEmpty() || s.lease().saslPrincipal().isEmpty()) {
       return;
     }
     String keytab = Path.of(s.keytab()).toAbsolutePath().toString();

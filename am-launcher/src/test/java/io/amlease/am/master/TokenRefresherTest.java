@@ -1,0 +1,20 @@
+package io.amlease.am.master;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** When the AM obtains fresh delegation tokens (SecureYarnIT runs it on a kerberized cluster). */
+class TokenRefresherTest {
+  @Test
+  void threeQuartersOfTheRenewIntervalAndNeverBelowASecond() {
+    assertThat(TokenRefresher.nextRefresh(List.of(), Duration.ofHours(24), 0))
+        .isEqualTo(Duration.ofHours(18));
+    assertThat(TokenRefresher.nextRefresh(List.of(), Duration.ofSeconds(15), 0))
+        .isEqualTo(Duration.ofMillis(11_250));
+    assertThat(TokenRefresher.nextRefresh(List.of(), Duration.ofMillis(100), 0))
+        .isEqualTo(Duration.ofSeconds(1));
+  }
+}
