@@ -85,6 +85,13 @@ final class SecureHadoop implements AutoCloseable {
     conf.set("dfs.data.transfer.protection", "authentication");
     conf.set("dfs.http.policy", "HTTP_ONLY");
     conf.setBoolean("ignore.secure.ports.for.testing", true);
+    // As production RMs for long-running applications: the RM may obtain HDFS tokens for an
+    // application's user once the submitted ones near their maximum lifetime (YARN-2704), and
+    // NodeManagers localize a later AM attempt with them; the NameNode lets the RM's user act
+    // for others.
+    conf.setBoolean("yarn.resourcemanager.proxy-user-privileges.enabled", true);
+    conf.set("hadoop.proxyuser.hadoop.hosts", "*");
+    conf.set("hadoop.proxyuser.hadoop.groups", "*");
     conf.set("yarn.resourcemanager.principal", service);
     conf.set("yarn.resourcemanager.keytab", keytab);
     conf.set("yarn.nodemanager.principal", service);

@@ -150,6 +150,75 @@ class SecureYarnIT {
     }
   }
 
+  /**
+   * The "Done when" of issue 14: past the submission tokens' maximum lifetime, the AM fails over.
+   * The next attempt starts (YARN localizes it with the tokens the RM obtained anew), obtains its
+   * own fresh tokens from the keytab, acquires epoch 2 and adopts the worker; a worker it starts
+   * afterwards reads HDFS.
+   */
+  @Test
+  void pastTheTokensMaximumLifetimeTheNextAttemptStartsAdoptsAndStartsWorkers() throws Exception {
+    org.apache.hadoop.fs.Path input = new org.apache.hadoop.fs.Path(
+        "/user/" + SecureHadoop.USER + "/input2.txt");
+    secure.asUser(() -> {
+      try (var o = org.apache.hadoop.fs.FileSystem.get(cluster.conf()).create(input)) {
+        o.write("read from HDFS\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+      return null;
+    });
+    Path workers = Files.createDirectories(dir.resolve("workers2"));
+    Path clientConf = Files.createDirectories(dir.resolve("client-conf2"));
+    try (var o = Files.newOutputStream(clientConf.resolve("core-site.xml"))) {
+      cluster.conf().writeXml(o);
+    }
+    String readHdfs = "$JAVA_HOME/bin/java -Djava.security.krb5.conf=" + secure.krb5Conf()
+        + " -cp " + clientConf + ":$AMLEASE_TEST_CP org.apache.hadoop.fs.FsShell -cat " + input;
+    Path masters = dir.resolve("masters");
+    String lease = "/amlease/it-failover";
+    long submittedAt = System.nanoTime();
+    ApplicationId id = secure.asUser(() -> cluster.submit("--name", "it-failover",
+        "--zk", cluster.zkConnect(), "--lease", lease, "--session-timeout", "6s",
+        "--stop-timeout", "1s", "--am-memory", "256",
+        "--principal", secure.userPrincipal(), "--keytab", secure.userKeytab().toString(),
+        "--am-java-opts", "-Djava.security.krb5.conf=" + secure.krb5Conf(),
+        "--env", "AMLEASE_TEST_CP=" + System.getProperty("java.class.path"),
+        "--workers", "1", "--worker-memory", "256",
+        "--worker-command", readHdfs + " > " + workers + "/$CONTAINER_ID.tmp && mv " + workers
+            + "/$CONTAINER_ID.tmp " + workers + "/$CONTAINER_ID; exec sleep 600",
+        "--", "sh", "-c", "echo $PPID $AMLEASE_EPOCH >> " + masters + "; exec sleep 600"));
+    try (LeaderReader reader = new LeaderReader(cluster.zk(), lease)) {
+      await().atMost(Duration.ofSeconds(60)).until(() -> seen(workers).size() == 1
+          && Files.exists(masters));
+      Duration past = SecureHadoop.TOKEN_MAX_LIFETIME.plusSeconds(5)
+          .minusNanos(System.nanoTime() - submittedAt);
+      if (!past.isNegative()) {
+        Thread.sleep(past.toMillis());
+      }
+      // The RM knows the worker runs, so the next attempt gets it.
+      org.apache.hadoop.yarn.api.records.ApplicationAttemptId first =
+          org.apache.hadoop.yarn.api.records.ApplicationAttemptId.newInstance(id, 1);
+      await().atMost(Duration.ofSeconds(30)).until(() -> cluster.rmRunning(first) == 2);
+      long am = Long.parseLong(Files.readAllLines(masters).get(0).split(" ")[0]);
+      ProcessHandle.of(am).orElseThrow().destroyForcibly();
+
+      LeaderInfo second = await().atMost(Duration.ofSeconds(90)).dontCatchUncaughtExceptions()
+          .until(() -> reader.current().orElse(null), l -> l != null && l.epoch() == 2);
+      assertThat(second.attemptId()).endsWith("_000002");
+      String page = second.urls().get("tracking");
+      await().atMost(Duration.ofSeconds(20)).until(() -> Http.status(page).at("/workers/adopted")
+          .asInt() == 1);
+      int flex = secure.asUser(() -> org.apache.hadoop.util.ToolRunner.run(cluster.conf(),
+          new io.amlease.am.client.FlexCommand(System.out, System.err),
+          new String[] {id.toString(), "--workers", "2"}));
+      assertThat(flex).isZero();
+      await().atMost(Duration.ofSeconds(60)).dontCatchUncaughtExceptions()
+          .until(() -> seen(workers).size() == 2);
+      assertThat(seen(workers)).allSatisfy(w -> assertThat(w).endsWith("read from HDFS"));
+    } finally {
+      cluster.yarn().killApplication(id);
+    }
+  }
+
   /** What each worker read, one entry per worker that has written its file. */
   private static java.util.List<String> seen(Path workers) throws java.io.IOException {
     try (var files = Files.list(workers)) {
