@@ -25,7 +25,7 @@ final class SecureHadoop implements AutoCloseable {
    * HDFS delegation tokens' maximum lifetime here (7 days by default), so that "longer than the
    * tokens live" takes half a minute; renewed (by the RM) every half of it.
    */
-  static final java.time.Duration TOKEN_MAX_LIFETIME = java.time.Duration.ofSeconds(30);
+  static final java.time.Duration TOKEN_MAX_LIFETIME = java.time.Duration.ofSeconds(20);
   private final MiniKdc kdc;
   private final File serviceKeytab;
   private final File userKeytab;

@@ -80,16 +80,16 @@ class SecureYarnIT {
   }
 
   /**
-   * Item 2: with {@code --principal/--keytab}, the AM obtains fresh delegation tokens before the
-   * submission's reach their maximum lifetime, so a worker started after that lifetime still
-   * localizes its shipped file and reads HDFS (with the submission's tokens alone it cannot: "Token
-   * has expired"). Each worker reads a file on HDFS with Hadoop's own shell, from the tokens YARN
-   * gives its container.
+   * Items 2 and the "Done when" of issue 14, with {@code --principal/--keytab}. Past the
+   * submission tokens' maximum lifetime: a worker that attempt 1 starts still reads HDFS (the AM
+   * obtained fresh tokens on schedule; with the submission's alone the worker cannot even
+   * localize: "Token has expired"); then the AM fails over, and the next attempt starts (YARN
+   * localizes it with the tokens the RM obtained anew), obtains its own fresh tokens from the
+   * keytab, acquires epoch 2 and adopts both workers; a worker it starts reads HDFS too. Each
+   * worker reads a file on HDFS with Hadoop's own shell, from the tokens YARN gives its container.
    */
   @Test
-  void pastTheTokensMaximumLifetimeANewWorkerStillReadsHdfs() throws Exception {
-    Path data = dir.resolve("data.txt");
-    Files.writeString(data, "shipped\n");
+  void pastTheTokensMaximumLifetimeWorkersReadHdfsAndTheNextAttemptTakesOver() throws Exception {
     org.apache.hadoop.fs.Path input = new org.apache.hadoop.fs.Path(
         "/user/" + SecureHadoop.USER + "/input.txt");
     secure.asUser(() -> {
@@ -105,72 +105,6 @@ class SecureYarnIT {
       cluster.conf().writeXml(o);
     }
     // No double quotes: the NodeManager's launch script puts the command inside bash -c "…".
-    String readHdfs = "$JAVA_HOME/bin/java -Djava.security.krb5.conf=" + secure.krb5Conf()
-        + " -cp " + clientConf + ":$AMLEASE_TEST_CP org.apache.hadoop.fs.FsShell -cat " + input;
-    String lease = "/amlease/it-renew";
-    long submittedAt = System.nanoTime();
-    ApplicationId id = secure.asUser(() -> cluster.submit("--name", "it-renew",
-        "--zk", cluster.zkConnect(), "--lease", lease, "--session-timeout", "6s",
-        "--stop-timeout", "1s", "--am-memory", "256",
-        "--principal", secure.userPrincipal(), "--keytab", secure.userKeytab().toString(),
-        "--am-java-opts", "-Djava.security.krb5.conf=" + secure.krb5Conf(),
-        "--env", "AMLEASE_TEST_CP=" + System.getProperty("java.class.path"),
-        "--file", data.toString(), "--workers", "1", "--worker-memory", "256",
-        "--worker-command", "{ cat data.txt && " + readHdfs + "; } > " + workers
-            + "/$CONTAINER_ID.tmp && mv " + workers + "/$CONTAINER_ID.tmp " + workers
-            + "/$CONTAINER_ID; exec sleep 600",
-        "--", "sleep", "600"));
-    try {
-      assertThat(cluster.lastSubmitErr()).doesNotContain("warning");
-      await().atMost(Duration.ofSeconds(60)).until(() -> seen(workers).size() == 1);
-
-      // Let the submission's tokens reach their maximum lifetime (a wait for time to pass, not
-      // an assertion), then ask for a second worker.
-      Duration past = SecureHadoop.TOKEN_MAX_LIFETIME.plusSeconds(5)
-          .minusNanos(System.nanoTime() - submittedAt);
-      if (!past.isNegative()) {
-        Thread.sleep(past.toMillis());
-      }
-      int flex = secure.asUser(() -> org.apache.hadoop.util.ToolRunner.run(cluster.conf(),
-          new io.amlease.am.client.FlexCommand(System.out, System.err),
-          new String[] {id.toString(), "--workers", "2"}));
-      assertThat(flex).isZero();
-      // A worker whose localization fails makes the NodeManager's localizer thread throw: not
-      // this test's outcome, which is whether the second worker wrote what it read.
-      await().atMost(Duration.ofSeconds(60)).dontCatchUncaughtExceptions()
-          .until(() -> seen(workers).size() == 2);
-      assertThat(seen(workers)).allSatisfy(w -> assertThat(w).startsWith("shipped\n")
-          .endsWith("\nread from HDFS")); // Between them, the shell's log.
-      assertThat(cluster.containerLog(org.apache.hadoop.yarn.api.records.ContainerId
-          .newContainerId(org.apache.hadoop.yarn.api.records.ApplicationAttemptId
-              .newInstance(id, 1), 1), "AppMaster.stderr"))
-          .contains("fresh delegation token");
-    } finally {
-      cluster.yarn().killApplication(id);
-    }
-  }
-
-  /**
-   * The "Done when" of issue 14: past the submission tokens' maximum lifetime, the AM fails over.
-   * The next attempt starts (YARN localizes it with the tokens the RM obtained anew), obtains its
-   * own fresh tokens from the keytab, acquires epoch 2 and adopts the worker; a worker it starts
-   * afterwards reads HDFS.
-   */
-  @Test
-  void pastTheTokensMaximumLifetimeTheNextAttemptStartsAdoptsAndStartsWorkers() throws Exception {
-    org.apache.hadoop.fs.Path input = new org.apache.hadoop.fs.Path(
-        "/user/" + SecureHadoop.USER + "/input2.txt");
-    secure.asUser(() -> {
-      try (var o = org.apache.hadoop.fs.FileSystem.get(cluster.conf()).create(input)) {
-        o.write("read from HDFS\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      }
-      return null;
-    });
-    Path workers = Files.createDirectories(dir.resolve("workers2"));
-    Path clientConf = Files.createDirectories(dir.resolve("client-conf2"));
-    try (var o = Files.newOutputStream(clientConf.resolve("core-site.xml"))) {
-      cluster.conf().writeXml(o);
-    }
     String readHdfs = "$JAVA_HOME/bin/java -Djava.security.krb5.conf=" + secure.krb5Conf()
         + " -cp " + clientConf + ":$AMLEASE_TEST_CP org.apache.hadoop.fs.FsShell -cat " + input;
     Path masters = dir.resolve("masters");
@@ -189,15 +123,27 @@ class SecureYarnIT {
     try (LeaderReader reader = new LeaderReader(cluster.zk(), lease)) {
       await().atMost(Duration.ofSeconds(60)).until(() -> seen(workers).size() == 1
           && Files.exists(masters));
+      // Let the submission's tokens reach their maximum lifetime (a wait for time to pass, not
+      // an assertion).
       Duration past = SecureHadoop.TOKEN_MAX_LIFETIME.plusSeconds(5)
           .minusNanos(System.nanoTime() - submittedAt);
       if (!past.isNegative()) {
         Thread.sleep(past.toMillis());
       }
-      // The RM knows the worker runs, so the next attempt gets it.
+      flex(id, 2);
+      // A worker whose localization fails makes the NodeManager's localizer thread throw: not
+      // this test's outcome, which is whether the new worker wrote what it read.
+      await().atMost(Duration.ofSeconds(60)).dontCatchUncaughtExceptions()
+          .until(() -> seen(workers).size() == 2);
+      assertThat(cluster.containerLog(org.apache.hadoop.yarn.api.records.ContainerId
+          .newContainerId(org.apache.hadoop.yarn.api.records.ApplicationAttemptId
+              .newInstance(id, 1), 1), "AppMaster.stderr"))
+          .contains("fresh delegation token");
+
+      // The RM knows both workers run, so the next attempt gets them.
       org.apache.hadoop.yarn.api.records.ApplicationAttemptId first =
           org.apache.hadoop.yarn.api.records.ApplicationAttemptId.newInstance(id, 1);
-      await().atMost(Duration.ofSeconds(30)).until(() -> cluster.rmRunning(first) == 2);
+      await().atMost(Duration.ofSeconds(30)).until(() -> cluster.rmRunning(first) == 3);
       long am = Long.parseLong(Files.readAllLines(masters).get(0).split(" ")[0]);
       ProcessHandle.of(am).orElseThrow().destroyForcibly();
 
@@ -206,17 +152,21 @@ class SecureYarnIT {
       assertThat(second.attemptId()).endsWith("_000002");
       String page = second.urls().get("tracking");
       await().atMost(Duration.ofSeconds(20)).until(() -> Http.status(page).at("/workers/adopted")
-          .asInt() == 1);
-      int flex = secure.asUser(() -> org.apache.hadoop.util.ToolRunner.run(cluster.conf(),
-          new io.amlease.am.client.FlexCommand(System.out, System.err),
-          new String[] {id.toString(), "--workers", "2"}));
-      assertThat(flex).isZero();
+          .asInt() == 2);
+      flex(id, 3);
       await().atMost(Duration.ofSeconds(60)).dontCatchUncaughtExceptions()
-          .until(() -> seen(workers).size() == 2);
+          .until(() -> seen(workers).size() == 3);
       assertThat(seen(workers)).allSatisfy(w -> assertThat(w).endsWith("read from HDFS"));
     } finally {
       cluster.yarn().killApplication(id);
     }
+  }
+
+  private static void flex(ApplicationId id, int workers) throws Exception {
+    int exit = secure.asUser(() -> org.apache.hadoop.util.ToolRunner.run(cluster.conf(),
+        new io.amlease.am.client.FlexCommand(System.out, System.err),
+        new String[] {id.toString(), "--workers", Integer.toString(workers)}));
+    assertThat(exit).isZero();
   }
 
   /** What each worker read, one entry per worker that has written its file. */
