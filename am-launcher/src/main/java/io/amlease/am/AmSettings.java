@@ -64,6 +64,8 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
   public static final String KEYTAB = "amlease.am.keytab";
   /** The name under which the AM finds its keytab in its working directory. */
   public static final String KEYTAB_FILE = "amlease.keytab";
+  /** The JAAS file the AM writes in its working directory for a SASL lease. */
+  public static final String JAAS_FILE = "amlease-jaas.conf";
   /**
    * More options for the AM's JVM, e.g. {@code -Djava.security.krb5.conf=…} or GC settings (as
    * MapReduce's {@code yarn.app.mapreduce.am.command-opts}); one line.
@@ -83,7 +85,7 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
   /** Names the AM's own container uses; a shipped file must not take them. */
   public static final List<String> RESERVED_FILES =
       List.of("amlease-am.jar", "amlease-am.xml", "amlease-am-log4j2.xml", "amlease-zk-credentials",
-          KEYTAB_FILE);
+          KEYTAB_FILE, JAAS_FILE);
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -101,6 +103,14 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
     LeaseConfig lease = LeaseConfig.fromMap(leaseKeys).build();
     String principal = conf.getTrimmed(PRINCIPAL, "");
     String keytab = conf.getTrimmed(KEYTAB, "");
+    if (!principal.matches("[^\\s\"\\\\]*")) {
+      throw new LeaseConfigException(PRINCIPAL, PRINCIPAL + " ('" + principal + "') must not "
+          + "contain spaces, quotes or backslashes");
+    }
+    if (!lease.saslLoginContext().matches("[A-Za-z0-9._-]+")) {
+      throw new LeaseConfigException(LeaseConfig.SASL_LOGIN_CONTEXT, LeaseConfig.SASL_LOGIN_CONTEXT
+          + " ('" + lease.saslLoginContext() + "') must be letters, digits, '.', '_', '-'");
+    }
     if (principal.isEmpty() != keytab.isEmpty()) {
       String missing = principal.isEmpty() ? PRINCIPAL : KEYTAB;
       throw new LeaseConfigException(missing, missing + " is required with "

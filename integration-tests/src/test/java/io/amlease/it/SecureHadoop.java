@@ -4,6 +4,9 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.PrivilegedExceptionAction;
+import java.util.Map;
+import javax.security.auth.login.AppConfigurationEntry;
+import javax.security.auth.login.AppConfigurationEntry.LoginModuleControlFlag;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.permission.FsPermission;
@@ -12,15 +15,20 @@ import org.apache.hadoop.minikdc.MiniKdc;
 import org.apache.hadoop.security.UserGroupInformation;
 
 /**
- * A kerberized Hadoop for a {@link YarnZkCluster}, on loopback: a MiniKdc, and HDFS (a
- * MiniDFSCluster) as the staging filesystem, so that delegation tokens are real HDFS tokens. Every
- * service logs in as hadoop/localhost (its web side as HTTP/localhost); applications are
- * submitted by the user amlease, logged in from its own keytab ({@link #asUser}). UGI's security
- * settings are JVM-wide: a test class that uses this runs in a JVM of its own (failsafe's
- * "secure" execution).
+ * A kerberized Hadoop for a {@link YarnZkCluster}, on loopback: a MiniKdc, HDFS (a MiniDFSCluster)
+ * as the staging filesystem, so that delegation tokens are real HDFS tokens, and a Kerberos
+ * ZooKeeper. Every Hadoop service logs in as hadoop/localhost (its web side as HTTP/localhost),
+ * ZooKeeper's server as zookeeper/localhost; applications are submitted by the user amlease,
+ * logged in from its own keytab ({@link #asUser}). The JVM's JAAS configuration has the server's
+ * section and {@link #USER_LOGIN_CONTEXT} for the test's own SASL clients, and no Client section,
+ * so that the test's other ZooKeeper clients stay anonymous. UGI's and JAAS's settings are
+ * JVM-wide: a test class that uses this runs in a JVM of its own (failsafe's "secure" execution,
+ * which also enables ZooKeeper's SASL provider).
  */
 final class SecureHadoop implements AutoCloseable {
   static final String USER = "amlease";
+  /** The JAAS login context in which the test logs in to ZooKeeper as {@link #USER}. */
+  static final String USER_LOGIN_CONTEXT = "AmleaseUser";
   /**
    * HDFS delegation tokens' maximum lifetime here (7 days by default), so that "longer than the
    * tokens live" takes half a minute; renewed (by the RM) every half of it.
@@ -46,7 +54,29 @@ final class SecureHadoop implements AutoCloseable {
     File user = dir.resolve(USER + ".keytab").toFile();
     kdc.createPrincipal(service, "hadoop/localhost", "HTTP/localhost");
     kdc.createPrincipal(user, USER);
+    File zk = dir.resolve("zookeeper.keytab").toFile();
+    kdc.createPrincipal(zk, "zookeeper/localhost");
+    AppConfigurationEntry[] server = krb5(zk, "zookeeper/localhost@" + kdc.getRealm(), false);
+    AppConfigurationEntry[] client = krb5(user, USER + "@" + kdc.getRealm(), true);
+    javax.security.auth.login.Configuration.setConfiguration(
+        new javax.security.auth.login.Configuration() {
+          @Override
+          public AppConfigurationEntry[] getAppConfigurationEntry(String name) {
+            return "Server".equals(name) ? server : USER_LOGIN_CONTEXT.equals(name) ? client
+                : null;
+          }
+        });
+    // The server's principal, not one built from whatever name 127.0.0.1 resolves to here.
+    System.setProperty("zookeeper.server.principal", "zookeeper/localhost@" + kdc.getRealm());
     return new SecureHadoop(kdc, service, user);
+  }
+
+  private static AppConfigurationEntry[] krb5(File keytab, String principal, boolean initiator) {
+    return new AppConfigurationEntry[] {new AppConfigurationEntry(
+        "com.sun.security.auth.module.Krb5LoginModule", LoginModuleControlFlag.REQUIRED,
+        Map.of("useKeyTab", "true", "keyTab", keytab.getAbsolutePath(), "principal", principal,
+            "storeKey", "true", "useTicketCache", "false", "doNotPrompt", "true",
+            "isInitiator", Boolean.toString(initiator)))};
   }
 
   String realm() {

@@ -1,6 +1,7 @@
 package io.amlease.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.amlease.lease.LeaderInfo;
@@ -8,6 +9,11 @@ import io.amlease.lease.zk.LeaderReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Id;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -109,20 +115,57 @@ class SecureYarnIT {
         + " -cp " + clientConf + ":$AMLEASE_TEST_CP org.apache.hadoop.fs.FsShell -cat " + input;
     Path masters = dir.resolve("masters");
     String lease = "/amlease/it-failover";
+    String principal = secure.userPrincipal();
     long submittedAt = System.nanoTime();
-    ApplicationId id = secure.asUser(() -> cluster.submit("--name", "it-failover",
+    ApplicationId id = secure.asUser(() -> cluster.submit(
+        "-Damlease.zk.sasl-principal=" + principal, "--name", "it-failover",
         "--zk", cluster.zkConnect(), "--lease", lease, "--session-timeout", "6s",
         "--stop-timeout", "1s", "--am-memory", "256",
-        "--principal", secure.userPrincipal(), "--keytab", secure.userKeytab().toString(),
-        "--am-java-opts", "-Djava.security.krb5.conf=" + secure.krb5Conf(),
+        "--principal", principal, "--keytab", secure.userKeytab().toString(),
+        // What /etc/krb5.conf and the ZooKeeper servers' principal would say on a real node.
+        "--am-java-opts", "-Djava.security.krb5.conf=" + secure.krb5Conf()
+            + " -Dzookeeper.server.principal=" + System.getProperty("zookeeper.server.principal"),
         "--env", "AMLEASE_TEST_CP=" + System.getProperty("java.class.path"),
         "--workers", "1", "--worker-memory", "256",
-        "--worker-command", readHdfs + " > " + workers + "/$CONTAINER_ID.tmp && mv " + workers
-            + "/$CONTAINER_ID.tmp " + workers + "/$CONTAINER_ID; exec sleep 600",
-        "--", "sh", "-c", "echo $PPID $AMLEASE_EPOCH >> " + masters + "; exec sleep 600"));
+        "--worker-command", "ls -a > " + workers + "-dir-$CONTAINER_ID; " + readHdfs + " > "
+            + workers + "/$CONTAINER_ID.tmp && mv " + workers + "/$CONTAINER_ID.tmp " + workers
+            + "/$CONTAINER_ID; exec sleep 600",
+        // The master publishes its endpoint as the README says: the publish JVM logs in to
+        // ZooKeeper from the JAAS file the AM wrote for its keytab.
+        "--", "sh", "-c", "echo $PPID $AMLEASE_EPOCH >> " + masters + "; $AMLEASE_PUBLISH"
+            + " rpc=localhost:700$AMLEASE_EPOCH > " + dir + "/publish-$AMLEASE_EPOCH 2>&1;"
+            + " exec sleep 600"));
     try (LeaderReader reader = new LeaderReader(cluster.zk(), lease)) {
       await().atMost(Duration.ofSeconds(60)).until(() -> seen(workers).size() == 1
           && Files.exists(masters));
+      LeaderInfo first1 = await().atMost(Duration.ofSeconds(30)).until(
+          () -> reader.current().orElse(null), l -> l != null && l.urls().containsKey("rpc"));
+      assertThat(first1.epoch()).isEqualTo(1);
+      assertThat(first1.urls()).containsEntry("rpc", "localhost:7001");
+
+      // A Kerberos ZooKeeper (issue 14 item 4): the AM holds the lease as its principal. Everyone
+      // may read the lease (this reader is anonymous); only that principal may write it.
+      List<ACL> expected = List.of(new ACL(ZooDefs.Perms.ALL, new Id("sasl", principal)),
+          new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE));
+      for (String node : List.of(lease, lease + "/epoch", lease + "/latch", lease + "/leader")) {
+        assertThat(cluster.zk().getACL().forPath(node)).as(node)
+            .containsExactlyInAnyOrderElementsOf(expected);
+      }
+      assertThatThrownBy(() -> cluster.zk().setData().forPath(lease + "/epoch", "9".getBytes()))
+          .isInstanceOf(KeeperException.NoAuthException.class);
+      assertThatThrownBy(() -> cluster.zk().delete().forPath(lease + "/leader"))
+          .isInstanceOf(KeeperException.NoAuthException.class);
+      // The keytab went to the AM's container only.
+      try (var dirs = Files.list(dir)) {
+        assertThat(dirs.filter(f -> f.getFileName().toString().startsWith("workers-dir-"))
+            .toList()).singleElement().satisfies(f -> assertThat(Files.readAllLines(f))
+                .contains("..").doesNotContain("amlease.keytab"));
+      }
+      // flex logs in as the lease's principal (from the application's settings) with the JAAS
+      // login context given; without one (no Client section here) it is refused, exit 77.
+      assertThat(secure.asUser(() -> org.apache.hadoop.util.ToolRunner.run(cluster.conf(),
+          new io.amlease.am.client.FlexCommand(System.out, System.err),
+          new String[] {id.toString(), "--workers", "2"}))).isEqualTo(77);
       // Let the submission's tokens reach their maximum lifetime (a wait for time to pass, not
       // an assertion).
       Duration past = SecureHadoop.TOKEN_MAX_LIFETIME.plusSeconds(5)
@@ -138,7 +181,7 @@ class SecureYarnIT {
       assertThat(cluster.containerLog(org.apache.hadoop.yarn.api.records.ContainerId
           .newContainerId(org.apache.hadoop.yarn.api.records.ApplicationAttemptId
               .newInstance(id, 1), 1), "AppMaster.stderr"))
-          .contains("fresh delegation token");
+          .contains("obtained 1 delegation token");
 
       // The RM knows both workers run, so the next attempt gets them.
       org.apache.hadoop.yarn.api.records.ApplicationAttemptId first =
@@ -150,6 +193,9 @@ class SecureYarnIT {
       LeaderInfo second = await().atMost(Duration.ofSeconds(90)).dontCatchUncaughtExceptions()
           .until(() -> reader.current().orElse(null), l -> l != null && l.epoch() == 2);
       assertThat(second.attemptId()).endsWith("_000002");
+      await().atMost(Duration.ofSeconds(30)).until(() -> reader.current().orElseThrow().urls()
+          .containsKey("rpc"));
+      assertThat(reader.current().orElseThrow().urls()).containsEntry("rpc", "localhost:7002");
       String page = second.urls().get("tracking");
       await().atMost(Duration.ofSeconds(20)).until(() -> Http.status(page).at("/workers/adopted")
           .asInt() == 2);
@@ -165,7 +211,8 @@ class SecureYarnIT {
   private static void flex(ApplicationId id, int workers) throws Exception {
     int exit = secure.asUser(() -> org.apache.hadoop.util.ToolRunner.run(cluster.conf(),
         new io.amlease.am.client.FlexCommand(System.out, System.err),
-        new String[] {id.toString(), "--workers", Integer.toString(workers)}));
+        new String[] {id.toString(), "--workers", Integer.toString(workers),
+            "--sasl-login-context", SecureHadoop.USER_LOGIN_CONTEXT}));
     assertThat(exit).isZero();
   }
 

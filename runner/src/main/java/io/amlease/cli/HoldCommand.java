@@ -236,8 +236,7 @@ final class HoldCommand {
           "AMLEASE_LEASE", config.leasePath(),
           "AMLEASE_HOLDER", config.holderId(),
           "AMLEASE_ZK", config.connectString(),
-          "AMLEASE_PUBLISH", ThisJvm.publishCommand(config.aclCredentials()
-              .map(io.amlease.lease.DigestCredentials::file).orElse(null))), stopTimeout);
+          "AMLEASE_PUBLISH", ThisJvm.publishCommand(config)), stopTimeout);
     } catch (IOException e) {
       err.println("amlease hold: cannot run " + e.getMessage());
       return ExitCodes.CANNOT_EXECUTE;

@@ -33,6 +33,10 @@ final class PublishCommand {
           "give up if ZooKeeper is unreachable this long (default 15s)")
       .keyed("acl-credentials", "FILE", LeaseConfig.ACL_CREDENTIALS,
           "user:password file, when the lease's nodes have an ACL (the holder's)")
+      .keyed("sasl-principal", "P", LeaseConfig.SASL_PRINCIPAL,
+          "the SASL principal that owns the lease (the holder's), when it is SASL-protected")
+      .keyed("sasl-login-context", "NAME", LeaseConfig.SASL_LOGIN_CONTEXT,
+          "JAAS login context to log in to ZooKeeper with (default Client)")
       .flag("epoch", "N", "the term's epoch (default: $" + ENV_EPOCH + ")")
       .flag("token", "N", "the term's fencing token (default: $" + ENV_TOKEN + ")");
   private final PrintStream out;
@@ -102,8 +106,7 @@ final class PublishCommand {
       err.println("(see amlease publish --help)");
       return ExitCodes.USAGE;
     }
-    try (CuratorFramework client = ZkClients.connectWriter(config.connectString(),
-        config.connectionTimeout(), config.aclCredentials())) {
+    try (CuratorFramework client = ZkClients.connectOwner(config)) {
       LeaderInfo info = Endpoints.publish(client, config.leasePath(), epoch, urls);
       out.println(info.toLine());
       return ExitCodes.OK;

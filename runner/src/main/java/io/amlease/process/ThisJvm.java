@@ -1,5 +1,6 @@
 package io.amlease.process;
 
+import io.amlease.lease.LeaseConfig;
 import java.io.File;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -34,13 +35,14 @@ public final class ThisJvm {
 
   /**
    * {@code amlease publish} as a command prefix for COMMAND or a master, which they run unquoted:
-   * {@code $AMLEASE_PUBLISH rpc=host:port} ({@code credentials}: the lease's ACL credentials file,
-   * or null). A small, C1-only JVM with this one's logging and ZooKeeper client settings (the
-   * {@code zookeeper.*} properties but passwords: a command line is public, so a key store's
- * password must come from a file or the JAAS set-up).
-   * Paths with spaces are not supported.
+   * {@code $AMLEASE_PUBLISH rpc=host:port}, authenticated as the owner of {@code config}'s lease
+   * (its ACL credentials file, or its SASL principal and JAAS login context, from this JVM's JAAS
+   * file, which is passed on). A small, C1-only JVM with this one's logging and ZooKeeper client
+   * settings (the {@code zookeeper.*} properties but passwords: a command line is public, so a key
+   * store's password must come from a file or the JAAS set-up). Paths with spaces are not
+   * supported.
    */
-  public static String publishCommand(Path credentials) {
+  public static String publishCommand(LeaseConfig config) {
     List<String> words = new java.util.ArrayList<>(List.of(java(), "-Xmx64m", "-XX:+UseSerialGC",
         "-XX:TieredStopAtLevel=1"));
     System.getProperties().stringPropertyNames().stream().sorted()
@@ -48,9 +50,10 @@ public final class ThisJvm {
         .filter(k -> !k.toLowerCase(java.util.Locale.ROOT).contains("password"))
         .forEach(k -> words.add("-D" + k + "=" + System.getProperty(k)));
     words.addAll(List.of("-cp", absoluteClassPath(), "io.amlease.cli.Main", "publish"));
-    if (credentials != null) {
-      words.addAll(List.of("--acl-credentials", credentials.toAbsolutePath().toString()));
-    }
+    config.aclCredentials().ifPresent(c -> words.addAll(List.of("--acl-credentials",
+        c.file().toAbsolutePath().toString())));
+    config.saslPrincipal().ifPresent(p -> words.addAll(List.of("--sasl-principal", p,
+        "--sasl-login-context", config.saslLoginContext())));
     return String.join(" ", words);
   }
 }

@@ -41,13 +41,18 @@ public final class FlexCommand extends Configured implements Tool {
       YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED);
 
   static final String USAGE = "usage: amlease flex [generic options] APP_ID --workers N "
-      + "[--wait D] [--acl-credentials FILE]\n"
+      + "[--wait D] [--acl-credentials FILE] [--sasl-login-context NAME]\n"
       + "  --workers N               the worker count from now on, 0 to "
       + WorkerCountNodes.MAX_WORKERS + "\n"
       + "  --wait D                  how long to wait for the leading AM to apply it (default "
       + Durations.format(DEFAULT_WAIT) + ")\n"
       + "  --acl-credentials FILE    user:password file, when the lease has an ACL (the one given "
       + "to submit)\n"
+      + "  --sasl-login-context NAME JAAS login context (default Client) to log in to ZooKeeper "
+      + "as the\n"
+      + "                            lease's SASL principal, when it has one (JAAS file: "
+      + "AMLEASE_OPTS=\n"
+      + "                            -Djava.security.auth.login.config=FILE)\n"
       + "The count outlives AM attempts: every later attempt runs it, not the submitted one.\n"
       + "Exit status: 0 applied by the leading AM, 1 no such application or it has ended,\n"
       + "  64 bad arguments, 65 malformed count in ZooKeeper, 69 ZooKeeper unreachable,\n"
@@ -63,7 +68,7 @@ public final class FlexCommand extends Configured implements Tool {
   }
 
   private record Args(ApplicationId app, int workers, Duration within,
-      Optional<DigestCredentials> credentials) {}
+      Optional<DigestCredentials> credentials, Optional<String> saslLoginContext) {}
 
   /** Thrown for bad arguments: exit 64 with the message. */
   private static final class Usage extends Exception {
@@ -111,7 +116,23 @@ public final class FlexCommand extends Configured implements Tool {
             + "has no workers to run; --workers must be 0");
         return SubmitCommand.USAGE;
       }
-      return flex(staged.get(LeaseConfig.CONNECT), staged.get(LeaseConfig.LEASE_PATH), args);
+      LeaseConfig lease;
+      try {
+        lease = LeaseConfig.builder().connectString(staged.get(LeaseConfig.CONNECT))
+            .leasePath(staged.get(LeaseConfig.LEASE_PATH))
+            .connectionTimeout(Duration.ofSeconds(15))
+            .aclCredentials(args.credentials().map(DigestCredentials::file).orElse(null))
+            .saslPrincipal(staged.getTrimmed(LeaseConfig.SASL_PRINCIPAL, "").isEmpty() ? null
+                : staged.getTrimmed(LeaseConfig.SASL_PRINCIPAL))
+            .saslLoginContext(args.saslLoginContext().orElse(
+                staged.getTrimmed(LeaseConfig.SASL_LOGIN_CONTEXT,
+                    LeaseConfig.DEFAULT_SASL_LOGIN_CONTEXT)))
+            .build();
+      } catch (LeaseConfigException e) {
+        err.println("amlease flex: " + e.getMessage() + "\n" + USAGE);
+        return SubmitCommand.USAGE;
+      }
+      return flex(lease, args);
     } finally {
       yarn.stop();
     }
@@ -122,9 +143,11 @@ public final class FlexCommand extends Configured implements Tool {
     String workers = null;
     Duration wait = DEFAULT_WAIT;
     Optional<DigestCredentials> credentials = Optional.empty();
+    Optional<String> loginContext = Optional.empty();
     for (int i = 0; i < argv.length; i++) {
       String a = argv[i];
-      boolean valued = a.equals("--workers") || a.equals("--wait") || a.equals("--acl-credentials");
+      boolean valued = a.equals("--workers") || a.equals("--wait") || a.equals("--acl-credentials")
+          || a.equals("--sasl-login-context");
       if (valued && i + 1 >= argv.length) {
         throw new Usage(a + " needs a value");
       }
@@ -133,6 +156,7 @@ public final class FlexCommand extends Configured implements Tool {
         case "--wait" -> wait = Durations.parseNonNegative("--wait", argv[++i]);
         case "--acl-credentials" -> credentials = Optional.of(
             DigestCredentials.load(Path.of(argv[++i])));
+        case "--sasl-login-context" -> loginContext = Optional.of(argv[++i]);
         default -> {
           if (a.startsWith("-") || app != null) {
             throw new Usage("unexpected argument '" + a + "'");
@@ -160,20 +184,21 @@ public final class FlexCommand extends Configured implements Tool {
       throw new Usage("--workers " + workers + " is not a count from 0 to "
           + WorkerCountNodes.MAX_WORKERS);
     }
-    return new Args(id, n, wait, credentials);
+    return new Args(id, n, wait, credentials, loginContext);
   }
 
   /**
    * Leaves {@code count} in the request node, made anew or replacing a request not applied yet;
    * returns the node's stat after our write.
    */
-  private static Stat write(CuratorFramework zk, String requested, byte[] count, Args args)
+  private static Stat write(CuratorFramework zk, String requested, byte[] count)
       throws Exception {
     while (true) {
       try {
         Stat made = new Stat();
+        // The lease's ACL, from the owner client's ACL provider.
         zk.create().storingStatIn(made).withMode(CreateMode.PERSISTENT)
-            .withACL(ZkClients.leaseAcl(args.credentials())).forPath(requested, count);
+            .forPath(requested, count);
         return made;
       } catch (KeeperException.NodeExistsException pendingRequest) {
         try {
@@ -186,18 +211,19 @@ public final class FlexCommand extends Configured implements Tool {
   }
 
   /** Leaves the request under the lease and waits for the leading AM to apply it. */
-  private int flex(String connect, String lease, Args args) throws InterruptedException {
+  private int flex(LeaseConfig config, Args args) throws InterruptedException {
+    String lease = config.leasePath();
+    String connect = config.connectString();
     String requested = WorkerCountNodes.requested(lease);
     String applied = WorkerCountNodes.applied(lease);
-    try (CuratorFramework zk = ZkClients.connectWriter(connect, Duration.ofSeconds(15),
-        args.credentials())) {
+    try (CuratorFramework zk = ZkClients.connectOwner(config)) {
       if (zk.checkExists().forPath(lease) == null) {
         err.println("amlease flex: lease " + lease + " on " + connect + " does not exist: the "
             + "application has not campaigned yet");
         return 1;
       }
       byte[] count = WorkerCountNodes.bytes(args.workers());
-      Stat request = write(zk, requested, count, args);
+      Stat request = write(zk, requested, count);
       err.println("amlease flex: asked " + lease + " for " + args.workers() + " workers; waiting "
           + "up to " + Durations.format(args.within()) + " for the leading AM to apply it");
       long start = System.nanoTime();
@@ -239,9 +265,15 @@ public final class FlexCommand extends Configured implements Tool {
     } catch (LeaseException.Unavailable e) {
       err.println("amlease flex: " + e.getMessage());
       return SubmitCommand.UNAVAILABLE;
+    } catch (LeaseException.AccessDenied e) {
+      err.println("amlease flex: " + e.getMessage());
+      return NO_PERMISSION;
     } catch (KeeperException.NoAuthException e) {
       err.println("amlease flex: ZooKeeper denied access to " + e.getPath() + ": the lease's nodes "
-          + "have an ACL; pass --acl-credentials with the file given to submit");
+          + "have an ACL; pass --acl-credentials with the file given to submit"
+          + (config.saslPrincipal().isEmpty() ? "" : ", or log in as its SASL principal '"
+              + config.saslPrincipal().get() + "' (JAAS login context '"
+              + config.saslLoginContext() + "')"));
       return NO_PERMISSION;
     } catch (IllegalArgumentException e) {
       err.println("amlease flex: " + e.getMessage());

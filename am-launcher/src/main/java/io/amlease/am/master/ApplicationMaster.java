@@ -419,8 +419,7 @@ public final class ApplicationMaster {
     env.putAll(attemptEnv());
     env.putAll(Map.of("AMLEASE_EPOCH", Long.toString(epoch.value()),
         "AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token()),
-        "AMLEASE_PUBLISH", ThisJvm.publishCommand(config.aclCredentials()
-            .map(io.amlease.lease.DigestCredentials::file).orElse(null))));
+        "AMLEASE_PUBLISH", ThisJvm.publishCommand(config)));
     ChildProcess child = ChildProcess.start(settings.masterCommand(), env, config.stopTimeout());
     LOG.info("epoch {}: master command {} running (pid {})", epoch.value(), settings.masterCommand(),
         child.pid());

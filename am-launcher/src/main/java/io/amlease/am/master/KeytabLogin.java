@@ -1,17 +1,20 @@
 package io.amlease.am.master;
 
 import io.amlease.am.AmSettings;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import org.apache.hadoop.security.authentication.util.JaasConfiguration;
+import java.nio.file.attribute.PosixFilePermissions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The AM's Kerberos identity, from the keytab shipped with it ({@code submit --principal
- * --keytab}): the JAAS login context the lease's ZooKeeper client authenticates with (SASL), as
- * Hadoop's own ZooKeeper clients do it (hadoop-auth's {@link JaasConfiguration}: a
- * {@code Krb5LoginModule} section from the keytab, every other section from the JVM's JAAS
- * configuration, if any). The container needs no JAAS file.
+ * The AM's Kerberos login to ZooKeeper, from the keytab shipped with it ({@code submit
+ * --principal --keytab}), for a SASL-protected lease: a JAAS file in the container's working
+ * directory with one {@code Krb5LoginModule} section (named by the lease's login context) for the
+ * keytab, made this JVM's JAAS configuration and passed on, as {@code
+ * java.security.auth.login.config}, to the {@code amlease publish} the master runs. The container
+ * needs no JAAS file of its own.
  */
 final class KeytabLogin {
   private static final Logger LOG = LoggerFactory.getLogger(KeytabLogin.class);
@@ -19,18 +22,38 @@ final class KeytabLogin {
   private KeytabLogin() {}
 
   /**
-   * Installs the login context, when the lease is SASL-protected (the application then has a
+   * Installs the login context when the lease is SASL-protected (the application then has a
    * keytab); else does nothing: a JVM-wide Client section would make every ZooKeeper client of the
    * AM try Kerberos.
    */
-  static void install(AmSettings s) {
+  static void install(AmSettings s) throws IOException {
     if (s.keytab().isEmpty() || s.lease().saslPrincipal().isEmpty()) {
       return;
     }
     String keytab = Path.of(s.keytab()).toAbsolutePath().toString();
+    Path file = Path.of(AmSettings.JAAS_FILE).toAbsolutePath();
+    Files.deleteIfExists(file);
+    Files.createFile(file, PosixFilePermissions.asFileAttribute(
+        PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(file, section(s.lease().saslLoginContext(), s.principal(), keytab));
+    System.setProperty("java.security.auth.login.config", file.toString());
     javax.security.auth.login.Configuration.setConfiguration(
-        new JaasConfiguration(s.lease().saslLoginContext(), s.principal(), keytab));
-    LOG.info("JAAS login context '{}': {} from its keytab {}", s.lease().saslLoginContext(),
-        s.principal(), keytab);
+        new com.sun.security.auth.login.ConfigFile(file.toUri()));
+    LOG.info("JAAS login context '{}': {} from its keytab {} ({})", s.lease().saslLoginContext(),
+        s.principal(), keytab, file);
+  }
+
+  /** A JAAS section for a keytab login (AmSettings keeps quotes out of the values). */
+  static String section(String context, String principal, String keytab) {
+    return context + " {\n"
+        + "  com.sun.security.auth.module.Krb5LoginModule required\n"
+        + "  useKeyTab=true\n"
+        + "  keyTab=\"" + keytab + "\"\n"
+        + "  principal=\"" + principal + "\"\n"
+        + "  storeKey=true\n"
+        + "  useTicketCache=false\n"
+        + "  doNotPrompt=true\n"
+        + "  refreshKrb5Config=true;\n"
+        + "};\n";
   }
 }

@@ -3,33 +3,33 @@ package io.amlease.am.master;
 import io.amlease.lease.Durations;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.security.PrivilegedExceptionAction;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.security.Credentials;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.token.Token;
 import org.apache.hadoop.security.token.delegation.AbstractDelegationTokenIdentifier;
-import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Fresh delegation tokens for a long-running application on a secure cluster (as Spark's
- * {@code spark.kerberos.keytab}): the AM logs in from the keytab shipped with it and obtains new
- * tokens for the staging filesystem (and the default one) at start and then at 3/4 of the shorter
- * of their renew interval and their remaining lifetime, and adds them to its own credentials,
- * which every worker it starts afterwards gets ({@link ContainerTokens}). The tokens of the
- * submission are renewed by the ResourceManager only up to their maximum lifetime
- * ({@code dfs.namenode.delegation.token.max-lifetime}, 7 days by default); after that, only tokens
- * obtained anew let a new worker localize its files or read HDFS. A failed attempt is logged and
- * retried a minute later; the AM keeps the tokens it has.
+ * Delegation tokens for a long-running application on a secure cluster (as Spark's
+ * {@code spark.kerberos.keytab}). The AM logs in from the keytab shipped with it and obtains its own
+ * tokens for the staging and the default filesystem, with itself as renewer, and adds them to its
+ * credentials, which every worker it starts afterwards gets ({@link ContainerTokens}). It renews
+ * them every 3/4 of their renew interval, so the copies its workers hold stay valid too, and
+ * obtains new ones once their maximum lifetime ({@code dfs.namenode.delegation.token.max-lifetime},
+ * 7 days by default) is less than a renew interval away. (The submission's tokens are renewed by
+ * the ResourceManager, but only up to that lifetime.) A failed round is logged and retried a
+ * minute later; the AM keeps the tokens it has.
  */
 final class TokenRefresher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TokenRefresher.class);
@@ -42,13 +42,14 @@ final class TokenRefresher implements AutoCloseable {
   private final Configuration conf;
   private final List<org.apache.hadoop.fs.Path> filesystems;
   private final Clock clock;
-  /** How long an obtained token lasts unless renewed, learned at the first refresh. */
-  private Duration renewInterval;
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "amlease-tokens");
     t.setDaemon(true);
     return t;
   });
+  /** The tokens obtained last, and how long one lasts unless renewed (learned when obtained). */
+  private Credentials current;
+  private Duration renewInterval;
 
   /**
    * @param staging the application's staging directory (null: the default filesystem only)
@@ -66,106 +67,101 @@ final class TokenRefresher implements AutoCloseable {
   }
 
   /**
-   * Obtains fresh tokens now (the AM's own files need them before it starts anything), then on
-   * schedule.
+   * Obtains tokens now (the AM's own files may be past the submission tokens' lifetime), then
+   * renews or replaces them on schedule.
    *
-   * @throws IOException when the first refresh fails: the keytab does not log in, or the
-   *     filesystem gives no tokens
+   * @throws IOException when the first round fails: the keytab does not log in, or the filesystem
+   *     gives no tokens
    */
   void start() throws IOException {
-    Duration next = refresh();
-    timer.schedule(this::refreshAndReschedule, next.toMillis(), TimeUnit.MILLISECONDS);
+    Duration next = round();
+    timer.schedule(this::roundAndReschedule, next.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  private void refreshAndReschedule() {
+  private void roundAndReschedule() {
     Duration next;
     try {
-      next = refresh();
+      next = round();
     } catch (IOException | RuntimeException e) {
-      LOG.warn("could not obtain fresh delegation tokens as {} (retrying in {}); the AM keeps the "
-          + "ones it has", principal, Durations.format(RETRY), e);
+      LOG.warn("could not renew or obtain delegation tokens as {} (retrying in {}); the AM keeps "
+          + "the ones it has", principal, Durations.format(RETRY), e);
       next = RETRY;
     }
-    timer.schedule(this::refreshAndReschedule, next.toMillis(), TimeUnit.MILLISECONDS);
+    timer.schedule(this::roundAndReschedule, next.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** Obtains the tokens, adds them to the AM's credentials; returns when to refresh them. */
-  Duration refresh() throws IOException {
+  /** Renews the tokens, or obtains new ones near their maximum date; returns when to come back. */
+  synchronized Duration round() throws IOException {
     UserGroupInformation kerberos =
         UserGroupInformation.loginUserFromKeytabAndReturnUGI(principal, keytab);
-    Credentials fresh = new Credentials();
-    String renewer = conf.get(YarnConfiguration.RM_PRINCIPAL, principal);
-    try {
-      kerberos.doAs((java.security.PrivilegedExceptionAction<Void>) () -> {
+    long now = clock.millis();
+    if (current == null || maxDate(current.getAllTokens(), Long.MAX_VALUE) - now
+        < renewInterval.toMillis()) {
+      Credentials fresh = new Credentials();
+      long expires = as(kerberos, () -> {
         for (org.apache.hadoop.fs.Path p : filesystems) {
-          p.getFileSystem(conf).addDelegationTokens(renewer, fresh);
+          p.getFileSystem(conf).addDelegationTokens(kerberos.getShortUserName(), fresh);
         }
-        return null;
+        long first = Long.MAX_VALUE;
+        for (Token<?> t : fresh.getAllTokens()) {
+          first = Math.min(first, t.renew(conf));
+        }
+        return first;
       });
+      renewInterval = Duration.ofMillis(Math.max(0, expires - now));
+      current = fresh;
+      UserGroupInformation.getCurrentUser().addCredentials(fresh);
+      LOG.info("obtained {} delegation token(s) as {} ({}), renew interval {}",
+          fresh.numberOfTokens(), principal, fresh.getAllTokens().stream()
+              .map(t -> t.getKind() + " " + t.getService()).toList(),
+          Durations.format(renewInterval));
+    } else {
+      as(kerberos, () -> {
+        for (Token<?> t : current.getAllTokens()) {
+          t.renew(conf);
+        }
+        return 0L;
+      });
+      LOG.debug("renewed {} delegation token(s)", current.numberOfTokens());
+    }
+    return nextRound(current.getAllTokens(), renewInterval, clock.millis());
+  }
+
+  private static long as(UserGroupInformation ugi, PrivilegedExceptionAction<Long> action)
+      throws IOException {
+    try {
+      return ugi.doAs(action);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IOException("interrupted while obtaining delegation tokens", e);
+      throw new IOException("interrupted while renewing or obtaining delegation tokens", e);
     }
-    UserGroupInformation.getCurrentUser().addCredentials(fresh);
-    if (renewInterval == null) {
-      renewInterval = renewInterval(kerberos);
-    }
-    Duration next = nextRefresh(fresh.getAllTokens(), renewInterval, clock.millis());
-    LOG.info("obtained {} fresh delegation token(s) as {} ({}); next in {}",
-        fresh.numberOfTokens(), principal, fresh.getAllTokens().stream()
-            .map(t -> t.getKind() + " " + t.getService()).toList(), Durations.format(next));
-    return next;
   }
 
   /**
-   * How long a token lasts before it must be renewed: nobody renews the tokens obtained here (the
-   * RM renews only the submission's), so they are good for one renew interval. The filesystems
-   * do not say it; a token this principal may renew itself does, when renewed (as Spark learns
-   * it). The shortest over the filesystems; a day (HDFS's default) if none tells.
+   * 3/4 of the renew interval, or of the time left until the first of {@code tokens} reaches its
+   * maximum date if that is sooner (when new ones must be in place); at least a second.
    */
-  private Duration renewInterval(UserGroupInformation kerberos) throws IOException {
-    Credentials own = new Credentials();
-    long shortest = Duration.ofDays(1).toMillis();
-    try {
-      shortest = kerberos.doAs((java.security.PrivilegedExceptionAction<Long>) () -> {
-        long s = Duration.ofDays(1).toMillis();
-        for (org.apache.hadoop.fs.Path p : filesystems) {
-          p.getFileSystem(conf).addDelegationTokens(kerberos.getShortUserName(), own);
-        }
-        for (Token<?> t : own.getAllTokens()) {
-          long now = clock.millis();
-          long expires = t.renew(conf);
-          s = Math.min(s, expires - now);
-          t.cancel(conf);
-        }
-        return s;
-      });
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while learning the tokens' renew interval", e);
-    }
-    return Duration.ofMillis(shortest);
+  static Duration nextRound(Collection<Token<?>> tokens, Duration renewInterval, long nowMillis) {
+    long shortest = Math.min(renewInterval.toMillis(),
+        maxDate(tokens, Long.MAX_VALUE) - nowMillis);
+    Duration next = Duration.ofMillis((long) (shortest * RATIO));
+    return next.compareTo(AT_LEAST) < 0 ? AT_LEAST : next;
   }
 
-  /**
-   * 3/4 of the time until the first of {@code tokens} can no longer be used: its maximum date,
-   * or, for one not renewed by anyone, its first renew interval; at least a second.
-   */
-  static Duration nextRefresh(java.util.Collection<Token<?>> tokens, Duration renewInterval,
-      long nowMillis) {
-    long shortest = renewInterval.toMillis();
+  /** The first maximum date of {@code tokens}, or {@code none} if no token tells. */
+  private static long maxDate(Collection<Token<?>> tokens, long none) {
+    long first = none;
     for (Token<?> t : tokens) {
       try {
         if (t.decodeIdentifier() instanceof AbstractDelegationTokenIdentifier id
             && id.getMaxDate() > 0) {
-          shortest = Math.min(shortest, id.getMaxDate() - nowMillis);
+          first = Math.min(first, id.getMaxDate());
         }
       } catch (IOException e) {
         LOG.debug("cannot decode {}", t.getKind(), e);
       }
     }
-    Duration next = Duration.ofMillis((long) (shortest * RATIO));
-    return next.compareTo(AT_LEAST) < 0 ? AT_LEAST : next;
+    return first;
   }
 
   @Override

@@ -10,11 +10,11 @@ import org.junit.jupiter.api.Test;
 class TokenRefresherTest {
   @Test
   void threeQuartersOfTheRenewIntervalAndNeverBelowASecond() {
-    assertThat(TokenRefresher.nextRefresh(List.of(), Duration.ofHours(24), 0))
+    assertThat(TokenRefresher.nextRound(List.of(), Duration.ofHours(24), 0))
         .isEqualTo(Duration.ofHours(18));
-    assertThat(TokenRefresher.nextRefresh(List.of(), Duration.ofSeconds(15), 0))
+    assertThat(TokenRefresher.nextRound(List.of(), Duration.ofSeconds(15), 0))
         .isEqualTo(Duration.ofMillis(11_250));
-    assertThat(TokenRefresher.nextRefresh(List.of(), Duration.ofMillis(100), 0))
+    assertThat(TokenRefresher.nextRound(List.of(), Duration.ofMillis(100), 0))
         .isEqualTo(Duration.ofSeconds(1));
   }
 }

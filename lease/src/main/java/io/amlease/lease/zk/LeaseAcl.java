@@ -34,10 +34,6 @@ final class LeaseAcl implements ACLProvider {
   /** The owner's id in ACLs: the digest credentials', else the SASL principal's. */
   private final Optional<Id> owner;
 
-  LeaseAcl(LeasePaths paths, Optional<DigestCredentials> credentials) {
-    this(paths, credentials, Optional.empty(), LeaseConfig.DEFAULT_SASL_LOGIN_CONTEXT);
-  }
-
   LeaseAcl(LeasePaths paths, LeaseConfig config) {
     this(paths, config.aclCredentials(), config.saslPrincipal(), config.saslLoginContext());
   }

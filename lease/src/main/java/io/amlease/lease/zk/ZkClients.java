@@ -83,16 +83,6 @@ public final class ZkClients {
         List.of());
   }
 
-  /**
-   * A client for a writer that is not the holder ({@link Endpoints}): authenticated with
-   * {@code credentials} when the lease's nodes have an ACL.
-   */
-  public static CuratorFramework connectWriter(String connectString, Duration connectionTimeout,
-      java.util.Optional<io.amlease.lease.DigestCredentials> credentials)
-      throws LeaseException.Unavailable {
-    return connect(connectString, LeaseConfig.DEFAULT_SESSION_TIMEOUT, connectionTimeout, null,
-        credentials.map(c -> List.of(LeaseAcl.authInfo(c))).orElse(List.of()));
-  }
 
   /**
    * Runs {@code close} (a session close, and whatever must precede it) on a daemon thread and waits
@@ -139,12 +129,35 @@ public final class ZkClients {
 
 
   /**
-   * The ACL of a lease's nodes for these credentials: everything for their principal, reading for
-   * everyone; open without credentials. For a node another writer adds under the lease.
+   * A client that acts as the owner of {@code config}'s lease without holding it: for tools that
+   * write under a lease beside its holder ({@code publish}, {@code flex}). It authenticates as the
+   * holder does (digest credentials, or SASL from the JAAS login context), creates nodes under the
+   * lease with the lease's ACL, and is refused at once, not at its first write, when the server
+   * has not authenticated it as the SASL owner.
+   *
+   * @throws LeaseException.AccessDenied no JAAS login context, or a SASL login that failed
+   * @throws LeaseException.Unavailable ZooKeeper unreachable within the connection timeout
    */
-  public static List<org.apache.zookeeper.data.ACL> leaseAcl(
-      java.util.Optional<io.amlease.lease.DigestCredentials> credentials) {
-    return new LeaseAcl(null, credentials).leaseAcl();
+  public static CuratorFramework connectOwner(LeaseConfig config) throws LeaseException {
+    LeaseAcl acl = new LeaseAcl(new LeasePaths(config.leasePath()), config);
+    CuratorFramework client = connect(config.connectString(), LeaseConfig.DEFAULT_SESSION_TIMEOUT,
+        config.connectionTimeout(), acl,
+        config.aclCredentials().map(c -> List.of(LeaseAcl.authInfo(c))).orElse(List.of()),
+        acl.clientConfig());
+    try {
+      acl.checkAuthenticated(client.getZookeeperClient().getZooKeeper());
+      return client;
+    } catch (InterruptedException e) {
+      client.close();
+      Thread.currentThread().interrupt();
+      throw new LeaseException.Unavailable("interrupted while asking ZooKeeper who this client "
+          + "is", e);
+    } catch (LeaseException | RuntimeException e) {
+      client.close();
+      throw e;
+    } catch (Exception e) { // Curator's getZooKeeper() declares Exception.
+      client.close();
+      throw new LeaseException.Unavailable("cannot ask ZooKeeper who this client is: " + e, e);
+    }
   }
-
 }
