@@ -103,13 +103,15 @@ public record AmSettings(String name, String queue, int amMemoryMb, int amVcores
     LeaseConfig lease = LeaseConfig.fromMap(leaseKeys).build();
     String principal = conf.getTrimmed(PRINCIPAL, "");
     String keytab = conf.getTrimmed(KEYTAB, "");
-    if (!principal.matches("[^\\s\"\\\\]*")) {
+    // Both go into the AM's JAAS file: no quoting, and nothing its parser expands.
+    if (!principal.matches("[^\\s\"\\\\$]*")) {
       throw new LeaseConfigException(PRINCIPAL, PRINCIPAL + " ('" + principal + "') must not "
-          + "contain spaces, quotes or backslashes");
+          + "contain spaces, quotes, backslashes or '$'");
     }
-    if (!lease.saslLoginContext().matches("[A-Za-z0-9._-]+")) {
+    if (!lease.saslLoginContext().matches("[A-Za-z_][A-Za-z0-9._-]*")) {
       throw new LeaseConfigException(LeaseConfig.SASL_LOGIN_CONTEXT, LeaseConfig.SASL_LOGIN_CONTEXT
-          + " ('" + lease.saslLoginContext() + "') must be letters, digits, '.', '_', '-'");
+          + " ('" + lease.saslLoginContext() + "') must be a letter or '_', then letters, digits, "
+          + "'.', '_', '-'");
     }
     if (principal.isEmpty() != keytab.isEmpty()) {
       String missing = principal.isEmpty() ? PRINCIPAL : KEYTAB;

@@ -33,7 +33,7 @@ final class SecureHadoop implements AutoCloseable {
    * HDFS delegation tokens' maximum lifetime here (7 days by default), so that "longer than the
    * tokens live" takes half a minute; renewed (by the RM) every half of it.
    */
-  static final java.time.Duration TOKEN_MAX_LIFETIME = java.time.Duration.ofSeconds(20);
+  static final java.time.Duration TOKEN_MAX_LIFETIME = java.time.Duration.ofSeconds(30);
   private final MiniKdc kdc;
   private final File serviceKeytab;
   private final File userKeytab;
@@ -120,6 +120,10 @@ final class SecureHadoop implements AutoCloseable {
     // NodeManagers localize a later AM attempt with them; the NameNode lets the RM's user act
     // for others.
     conf.setBoolean("yarn.resourcemanager.proxy-user-privileges.enabled", true);
+    // The RM replaces an application's HDFS tokens instead of renewing them once their maximum
+    // date is this close (3 h by default, more than the whole lifetime here): the copies the AM
+    // and its workers hold would then die a renew interval after submission.
+    conf.setLong("yarn.resourcemanager.system-credentials.valid-time-remaining", 5_000);
     conf.set("hadoop.proxyuser.hadoop.hosts", "*");
     conf.set("hadoop.proxyuser.hadoop.groups", "*");
     conf.set("yarn.resourcemanager.principal", service);

@@ -49,24 +49,26 @@ class SecureYarnIT {
   }
 
   /**
-   * Item 3: a worker gets the tokens it needs. Its shipped file is staged on HDFS, so it can only
-   * be localized with an HDFS delegation token in the worker's launch context (before, workers got
-   * none, and the container failed to localize).
+   * Item 3: a worker gets the tokens it needs, in its launch context: it localizes its shipped
+   * file (staged on HDFS) and reads HDFS itself (before, workers got no tokens, and could do
+   * neither: "Client cannot authenticate via:[TOKEN, KERBEROS]").
    */
   @Test
-  void theMasterAndAWorkerLocalizeTheShippedFileFromKerberizedHdfs() throws Exception {
+  void theMasterAndAWorkerLocalizeTheShippedFileAndReadHdfs() throws Exception {
     Path data = dir.resolve("data.txt");
     Files.writeString(data, "shipped through HDFS\n");
     Path masterSaw = dir.resolve("master-saw");
     Path workerSaw = dir.resolve("worker-saw");
     String lease = "/amlease/it-secure";
+    String readHdfs = readHdfs("input-1.txt");
     ApplicationId id = secure.asUser(() -> cluster.submit("--name", "it-secure",
         "--zk", cluster.zkConnect(), "--lease", lease, "--session-timeout", "6s",
         "--stop-timeout", "1s", "--am-memory", "256",
         "--am-java-opts", "-Djava.security.krb5.conf=" + secure.krb5Conf(),
-        "--file", data.toString(), "--workers", "1", "--worker-memory", "128",
-        "--worker-command", "cat data.txt > " + workerSaw + ".tmp && mv " + workerSaw + ".tmp "
-            + workerSaw + "; exec sleep 600",
+        "--env", "AMLEASE_TEST_CP=" + System.getProperty("java.class.path"),
+        "--file", data.toString(), "--workers", "1", "--worker-memory", "256",
+        "--worker-command", "{ cat data.txt && " + readHdfs + "; } > " + workerSaw + ".tmp && mv "
+            + workerSaw + ".tmp " + workerSaw + "; exec sleep 600",
         "--", "sh", "-c", "cat data.txt > " + masterSaw + ".tmp && mv " + masterSaw + ".tmp "
             + masterSaw + "; exec sleep 600"));
     assertThat(cluster.lastSubmitErr()).contains("warning: no --principal/--keytab on this secure "
@@ -79,7 +81,8 @@ class SecureYarnIT {
       await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(masterSaw)
           && Files.exists(workerSaw));
       assertThat(Files.readString(masterSaw)).isEqualTo("shipped through HDFS\n");
-      assertThat(Files.readString(workerSaw)).isEqualTo("shipped through HDFS\n");
+      assertThat(Files.readString(workerSaw)).startsWith("shipped through HDFS\n")
+          .endsWith("read from HDFS\n"); // Between them, the shell's log.
     } finally {
       cluster.yarn().killApplication(id);
     }
@@ -96,23 +99,8 @@ class SecureYarnIT {
    */
   @Test
   void pastTheTokensMaximumLifetimeWorkersReadHdfsAndTheNextAttemptTakesOver() throws Exception {
-    org.apache.hadoop.fs.Path input = new org.apache.hadoop.fs.Path(
-        "/user/" + SecureHadoop.USER + "/input.txt");
-    secure.asUser(() -> {
-      try (var o = org.apache.hadoop.fs.FileSystem.get(cluster.conf()).create(input)) {
-        o.write("read from HDFS\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      }
-      return null;
-    });
+    String readHdfs = readHdfs("input-2.txt");
     Path workers = Files.createDirectories(dir.resolve("workers"));
-    // Hadoop's shell wants a core-site.xml: the cluster's client configuration, as on a node.
-    Path clientConf = Files.createDirectories(dir.resolve("client-conf"));
-    try (var o = Files.newOutputStream(clientConf.resolve("core-site.xml"))) {
-      cluster.conf().writeXml(o);
-    }
-    // No double quotes: the NodeManager's launch script puts the command inside bash -c "…".
-    String readHdfs = "$JAVA_HOME/bin/java -Djava.security.krb5.conf=" + secure.krb5Conf()
-        + " -cp " + clientConf + ":$AMLEASE_TEST_CP org.apache.hadoop.fs.FsShell -cat " + input;
     Path masters = dir.resolve("masters");
     String lease = "/amlease/it-failover";
     String principal = secure.userPrincipal();
@@ -206,6 +194,30 @@ class SecureYarnIT {
     } finally {
       cluster.yarn().killApplication(id);
     }
+  }
+
+  /**
+   * A shell command that prints a file this writes on HDFS now ("read from HDFS"), with Hadoop's
+   * own shell and the tokens YARN gives the container. Needs $AMLEASE_TEST_CP (--env) for the
+   * class path; no double quotes (the NodeManager's launch script puts the command inside bash -c
+   * "…").
+   */
+  private String readHdfs(String name) throws Exception {
+    org.apache.hadoop.fs.Path input = new org.apache.hadoop.fs.Path(
+        "/user/" + SecureHadoop.USER + "/" + name);
+    secure.asUser(() -> {
+      try (var o = org.apache.hadoop.fs.FileSystem.get(cluster.conf()).create(input)) {
+        o.write("read from HDFS\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+      return null;
+    });
+    // Hadoop's shell wants a core-site.xml: the cluster's client configuration, as on a node.
+    Path clientConf = Files.createDirectories(dir.resolve("client-conf"));
+    try (var o = Files.newOutputStream(clientConf.resolve("core-site.xml"))) {
+      cluster.conf().writeXml(o);
+    }
+    return "$JAVA_HOME/bin/java -Djava.security.krb5.conf=" + secure.krb5Conf()
+        + " -cp " + clientConf + ":$AMLEASE_TEST_CP org.apache.hadoop.fs.FsShell -cat " + input;
   }
 
   private static void flex(ApplicationId id, int workers) throws Exception {

@@ -11,10 +11,13 @@ class ThisJvmTest {
   void publishLogsInAsTheSaslOwnerOfTheLease() {
     LeaseConfig sasl = LeaseConfig.builder().connectString("127.0.0.1:2181").leasePath("/l")
         .saslPrincipal("amlease@EXAMPLE.COM").saslLoginContext("AmClient").build();
-    assertThat(ThisJvm.publishCommand(sasl)).endsWith(" io.amlease.cli.Main publish"
-        + " --sasl-principal amlease@EXAMPLE.COM --sasl-login-context AmClient");
+    assertThat(ThisJvm.publishCommand(sasl, java.util.Optional.of(java.nio.file.Path.of("/c/j"))))
+        .contains(" -Djava.security.auth.login.config=/c/j ")
+        .endsWith(" io.amlease.cli.Main publish"
+            + " --sasl-principal amlease@EXAMPLE.COM --sasl-login-context AmClient");
     LeaseConfig open = LeaseConfig.builder().connectString("127.0.0.1:2181").leasePath("/l")
         .build();
-    assertThat(ThisJvm.publishCommand(open)).endsWith(" io.amlease.cli.Main publish");
+    assertThat(ThisJvm.publishCommand(open, java.util.Optional.empty()))
+        .endsWith(" io.amlease.cli.Main publish");
   }
 }

@@ -112,8 +112,10 @@ final class YarnSubmitter implements AutoCloseable {
     if (UserGroupInformation.isSecurityEnabled() && s.keytab().isEmpty()) {
       err.println("amlease submit: warning: no --principal/--keytab on this secure cluster: the "
           + "application's delegation tokens end with their maximum lifetime "
-          + "(dfs.namenode.delegation.token.max-lifetime, 7 days by default), and after that no "
-          + "new worker or AM attempt can start");
+          + "(dfs.namenode.delegation.token.max-lifetime, 7 days by default); after that its "
+          + "workers cannot reach HDFS, and no new worker or AM attempt can localize its files "
+          + "unless the RM obtains new tokens for it (yarn.resourcemanager.proxy-user-privileges"
+          + ".enabled)");
     }
     err.println("amlease submit: submitted " + id + " (" + s.name() + ") to queue " + s.queue()
         + "; tracking URL " + report.getTrackingUrl() + "; lease " + s.lease().leasePath());

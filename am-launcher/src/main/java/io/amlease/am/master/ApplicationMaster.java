@@ -419,7 +419,7 @@ public final class ApplicationMaster {
     env.putAll(attemptEnv());
     env.putAll(Map.of("AMLEASE_EPOCH", Long.toString(epoch.value()),
         "AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token()),
-        "AMLEASE_PUBLISH", ThisJvm.publishCommand(config)));
+        "AMLEASE_PUBLISH", ThisJvm.publishCommand(config, KeytabLogin.jaasFile(settings))));
     ChildProcess child = ChildProcess.start(settings.masterCommand(), env, config.stopTimeout());
     LOG.info("epoch {}: master command {} running (pid {})", epoch.value(), settings.masterCommand(),
         child.pid());

@@ -12,9 +12,10 @@ import org.slf4j.LoggerFactory;
  * The AM's Kerberos login to ZooKeeper, from the keytab shipped with it ({@code submit
  * --principal --keytab}), for a SASL-protected lease: a JAAS file in the container's working
  * directory with one {@code Krb5LoginModule} section (named by the lease's login context) for the
- * keytab, made this JVM's JAAS configuration and passed on, as {@code
- * java.security.auth.login.config}, to the {@code amlease publish} the master runs. The container
- * needs no JAAS file of its own.
+ * keytab, made this JVM's JAAS configuration (not through {@code java.security.auth.login.config},
+ * which would make ZooKeeper's other clients here insist on a Client section) and passed to the
+ * {@code amlease publish} the master runs ({@link #jaasFile}). The container needs no JAAS file of
+ * its own.
  */
 final class KeytabLogin {
   private static final Logger LOG = LoggerFactory.getLogger(KeytabLogin.class);
@@ -27,20 +28,25 @@ final class KeytabLogin {
    * AM try Kerberos.
    */
   static void install(AmSettings s) throws IOException {
-    if (s.keytab().isEmpty() || s.lease().saslPrincipal().isEmpty()) {
+    if (jaasFile(s).isEmpty()) {
       return;
     }
     String keytab = Path.of(s.keytab()).toAbsolutePath().toString();
-    Path file = Path.of(AmSettings.JAAS_FILE).toAbsolutePath();
+    Path file = jaasFile(s).get();
     Files.deleteIfExists(file);
     Files.createFile(file, PosixFilePermissions.asFileAttribute(
         PosixFilePermissions.fromString("rw-------")));
     Files.writeString(file, section(s.lease().saslLoginContext(), s.principal(), keytab));
-    System.setProperty("java.security.auth.login.config", file.toString());
     javax.security.auth.login.Configuration.setConfiguration(
         new com.sun.security.auth.login.ConfigFile(file.toUri()));
     LOG.info("JAAS login context '{}': {} from its keytab {} ({})", s.lease().saslLoginContext(),
         s.principal(), keytab, file);
+  }
+
+  /** The JAAS file, for a SASL-protected lease (the application then has a keytab). */
+  static java.util.Optional<Path> jaasFile(AmSettings s) {
+    return s.keytab().isEmpty() || s.lease().saslPrincipal().isEmpty() ? java.util.Optional.empty()
+        : java.util.Optional.of(Path.of(AmSettings.JAAS_FILE).toAbsolutePath());
   }
 
   /** A JAAS section for a keytab login (AmSettings keeps quotes out of the values). */

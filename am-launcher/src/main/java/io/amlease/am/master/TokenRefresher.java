@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.security.Credentials;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.token.Token;
@@ -23,13 +24,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Delegation tokens for a long-running application on a secure cluster (as Spark's
  * {@code spark.kerberos.keytab}). The AM logs in from the keytab shipped with it and obtains its own
- * tokens for the staging and the default filesystem, with itself as renewer, and adds them to its
- * credentials, which every worker it starts afterwards gets ({@link ContainerTokens}). It renews
- * them every 3/4 of their renew interval, so the copies its workers hold stay valid too, and
- * obtains new ones once their maximum lifetime ({@code dfs.namenode.delegation.token.max-lifetime},
- * 7 days by default) is less than a renew interval away. (The submission's tokens are renewed by
- * the ResourceManager, but only up to that lifetime.) A failed round is logged and retried a
- * minute later; the AM keeps the tokens it has.
+ * tokens for the staging and the default filesystem, with its principal as renewer, and adds them
+ * to its credentials, which every worker it starts afterwards gets ({@link ContainerTokens}). It
+ * renews them every 3/4 of their renew interval, so the copies its workers hold stay valid too,
+ * and obtains new ones once their maximum lifetime ({@code
+ * dfs.namenode.delegation.token.max-lifetime}, 7 days by default) is less than two renew intervals
+ * away; the ones it replaced are renewed on until that lifetime ends, for the workers that hold
+ * them. (The submission's tokens are renewed by the ResourceManager, but only up to that lifetime.)
+ * A round that fails is retried after a quarter of the renew interval (at most a minute), with new
+ * tokens if renewing failed; the AM keeps the tokens it has. The first round must succeed: the AM
+ * cannot start workers without tokens.
  */
 final class TokenRefresher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TokenRefresher.class);
@@ -50,6 +54,10 @@ final class TokenRefresher implements AutoCloseable {
   /** The tokens obtained last, and how long one lasts unless renewed (learned when obtained). */
   private Credentials current;
   private Duration renewInterval;
+  /** Tokens replaced while workers may still hold them: renewed until their maximum date. */
+  private final List<Token<?>> retired = new ArrayList<>();
+  /** Obtain new tokens at the next round (a renewal failed). */
+  private boolean renewFailed;
 
   /**
    * @param staging the application's staging directory (null: the default filesystem only)
@@ -83,48 +91,100 @@ final class TokenRefresher implements AutoCloseable {
     try {
       next = round();
     } catch (IOException | RuntimeException e) {
-      LOG.warn("could not renew or obtain delegation tokens as {} (retrying in {}); the AM keeps "
-          + "the ones it has", principal, Durations.format(RETRY), e);
-      next = RETRY;
+      synchronized (this) {
+        renewFailed = true;
+        next = retryDelay(renewInterval);
+      }
+      LOG.warn("could not renew or obtain delegation tokens as {} (new ones in {}); the AM keeps "
+          + "the ones it has", principal, Durations.format(next), e);
     }
     timer.schedule(this::roundAndReschedule, next.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** Renews the tokens, or obtains new ones near their maximum date; returns when to come back. */
+  /** A quarter of the renew interval, at most a minute, at least a second. */
+  static Duration retryDelay(Duration renewInterval) {
+    Duration quarter = renewInterval == null ? RETRY : renewInterval.dividedBy(4);
+    Duration d = quarter.compareTo(RETRY) < 0 ? quarter : RETRY;
+    return d.compareTo(AT_LEAST) < 0 ? AT_LEAST : d;
+  }
+
+  /** Renews the tokens, or obtains new ones; returns when to come back. */
   synchronized Duration round() throws IOException {
     UserGroupInformation kerberos =
         UserGroupInformation.loginUserFromKeytabAndReturnUGI(principal, keytab);
-    long now = clock.millis();
-    if (current == null || maxDate(current.getAllTokens(), Long.MAX_VALUE) - now
-        < renewInterval.toMillis()) {
-      Credentials fresh = new Credentials();
-      long expires = as(kerberos, () -> {
-        for (org.apache.hadoop.fs.Path p : filesystems) {
-          p.getFileSystem(conf).addDelegationTokens(kerberos.getShortUserName(), fresh);
-        }
-        long first = Long.MAX_VALUE;
-        for (Token<?> t : fresh.getAllTokens()) {
-          first = Math.min(first, t.renew(conf));
-        }
-        return first;
-      });
-      renewInterval = Duration.ofMillis(Math.max(0, expires - now));
-      current = fresh;
-      UserGroupInformation.getCurrentUser().addCredentials(fresh);
-      LOG.info("obtained {} delegation token(s) as {} ({}), renew interval {}",
-          fresh.numberOfTokens(), principal, fresh.getAllTokens().stream()
-              .map(t -> t.getKind() + " " + t.getService()).toList(),
-          Durations.format(renewInterval));
-    } else {
+    try {
+      long now = clock.millis();
+      retired.removeIf(t -> maxDate(List.of(t), Long.MAX_VALUE) <= now);
       as(kerberos, () -> {
-        for (Token<?> t : current.getAllTokens()) {
-          t.renew(conf);
-        }
+        renew(retired); // Best effort: a worker may hold them; their successors are in place.
         return 0L;
       });
-      LOG.debug("renewed {} delegation token(s)", current.numberOfTokens());
+      if (current == null || renewFailed || maxDate(current.getAllTokens(), Long.MAX_VALUE) - now
+          < renewInterval.multipliedBy(2).toMillis()) {
+        obtain(kerberos, now);
+      } else {
+        as(kerberos, () -> {
+          for (Token<?> t : current.getAllTokens()) {
+            if (t.isManaged()) {
+              t.renew(conf);
+            }
+          }
+          return 0L;
+        });
+        LOG.debug("renewed {} delegation token(s)", current.numberOfTokens());
+      }
+      return nextRound(current.getAllTokens(), renewInterval, clock.millis());
+    } finally {
+      FileSystem.closeAllForUGI(kerberos);
     }
-    return nextRound(current.getAllTokens(), renewInterval, clock.millis());
+  }
+
+  private void obtain(UserGroupInformation kerberos, long now) throws IOException {
+    Credentials fresh = new Credentials();
+    long expires = as(kerberos, () -> {
+      for (org.apache.hadoop.fs.Path p : filesystems) {
+        // The full principal: the NameNode maps it to the short name it checks renewals against.
+        p.getFileSystem(conf).addDelegationTokens(kerberos.getUserName(), fresh);
+      }
+      long first = Long.MAX_VALUE;
+      for (Token<?> t : fresh.getAllTokens()) {
+        if (t.isManaged()) {
+          first = Math.min(first, t.renew(conf));
+        }
+      }
+      return first;
+    });
+    if (fresh.numberOfTokens() == 0) {
+      throw new IOException("the filesystems " + filesystems + " gave no delegation tokens to "
+          + principal);
+    }
+    renewInterval = expires == Long.MAX_VALUE ? Duration.ofDays(1)
+        : Duration.ofMillis(Math.max(AT_LEAST.toMillis(), expires - now));
+    if (current != null) {
+      retired.addAll(current.getAllTokens());
+    }
+    current = fresh;
+    renewFailed = false;
+    UserGroupInformation.getCurrentUser().addCredentials(fresh);
+    LOG.info("obtained {} delegation token(s) as {} ({}), renew interval {}",
+        fresh.numberOfTokens(), principal, fresh.getAllTokens().stream()
+            .map(t -> t.getKind() + " " + t.getService()).toList(),
+        Durations.format(renewInterval));
+  }
+
+  private void renew(List<Token<?>> tokens) {
+    for (Token<?> t : tokens) {
+      try {
+        if (t.isManaged()) {
+          t.renew(conf);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("could not renew a replaced token {}", t.getService(), e);
+      }
+    }
   }
 
   private static long as(UserGroupInformation ugi, PrivilegedExceptionAction<Long> action)
