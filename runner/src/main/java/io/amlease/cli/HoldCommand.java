@@ -236,7 +236,8 @@ final class HoldCommand {
           "AMLEASE_LEASE", config.leasePath(),
           "AMLEASE_HOLDER", config.holderId(),
           "AMLEASE_ZK", config.connectString(),
-          "AMLEASE_PUBLISH", ThisJvm.publishCommand(config, java.util.Optional.empty())), stopTimeout);
+          "AMLEASE_PUBLISH", ThisJvm.publishCommand(config, java.util.Optional.empty())),
+          stopTimeout);
     } catch (IOException e) {
       err.println("amlease hold: cannot run " + e.getMessage());
       return ExitCodes.CANNOT_EXECUTE;

@@ -38,10 +38,10 @@ public final class ThisJvm {
    * {@code amlease publish} as a command prefix for COMMAND or a master, which they run unquoted:
    * {@code $AMLEASE_PUBLISH rpc=host:port}, authenticated as the owner of {@code config}'s lease
    * (its ACL credentials file, or its SASL principal and JAAS login context, from {@code jaas} or
-   * else this JVM's JAAS file, which is passed on). A small, C1-only JVM with this one's logging and ZooKeeper client
-   * settings (the {@code zookeeper.*} properties but passwords: a command line is public, so a key
-   * store's password must come from a file or the JAAS set-up). Paths with spaces are not
-   * supported.
+   * else this JVM's JAAS file, which is passed on). A small, C1-only JVM with this one's logging
+   * and ZooKeeper client settings (the {@code zookeeper.*} properties but passwords: a command
+   * line is public, so a key store's password must come from a file or the JAAS set-up). Paths
+   * with spaces are not supported.
    */
   public static String publishCommand(LeaseConfig config, java.util.Optional<Path> jaas) {
     List<String> words = new java.util.ArrayList<>(List.of(java(), "-Xmx64m", "-XX:+UseSerialGC",

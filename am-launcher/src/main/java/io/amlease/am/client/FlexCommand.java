@@ -118,12 +118,11 @@ public final class FlexCommand extends Configured implements Tool {
       }
       LeaseConfig lease;
       try {
+        String saslPrincipal = staged.getTrimmed(LeaseConfig.SASL_PRINCIPAL, "");
         lease = LeaseConfig.builder().connectString(staged.get(LeaseConfig.CONNECT))
             .leasePath(staged.get(LeaseConfig.LEASE_PATH))
-            .connectionTimeout(Duration.ofSeconds(15))
             .aclCredentials(args.credentials().map(DigestCredentials::file).orElse(null))
-            .saslPrincipal(staged.getTrimmed(LeaseConfig.SASL_PRINCIPAL, "").isEmpty() ? null
-                : staged.getTrimmed(LeaseConfig.SASL_PRINCIPAL))
+            .saslPrincipal(saslPrincipal.isEmpty() ? null : saslPrincipal)
             .saslLoginContext(args.saslLoginContext().orElse(
                 staged.getTrimmed(LeaseConfig.SASL_LOGIN_CONTEXT,
                     LeaseConfig.DEFAULT_SASL_LOGIN_CONTEXT)))

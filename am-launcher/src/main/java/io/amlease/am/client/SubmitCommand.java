@@ -207,8 +207,8 @@ public final class SubmitCommand extends Configured implements Tool {
     } catch (LeaseConfigException e) {
       return usage(flagFor(e.key()) + e.getMessage());
     }
-    if (!settings.keytab().isEmpty() && !(Path.of(settings.keytab()).toFile().isFile()
-        && Path.of(settings.keytab()).toFile().canRead())) {
+    java.io.File keytab = new java.io.File(settings.keytab());
+    if (!settings.keytab().isEmpty() && !(keytab.isFile() && keytab.canRead())) {
       return usage("--keytab: " + settings.keytab() + " is not a readable file");
     }
     try (CuratorFramework zk = ZkClients.connectReader(settings.lease().connectString(),

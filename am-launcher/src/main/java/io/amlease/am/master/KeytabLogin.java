@@ -28,11 +28,12 @@ final class KeytabLogin {
    * AM try Kerberos.
    */
   static void install(AmSettings s) throws IOException {
-    if (jaasFile(s).isEmpty()) {
+    java.util.Optional<Path> jaas = jaasFile(s);
+    if (jaas.isEmpty()) {
       return;
     }
     String keytab = Path.of(s.keytab()).toAbsolutePath().toString();
-    Path file = jaasFile(s).get();
+    Path file = jaas.get();
     Files.deleteIfExists(file);
     Files.createFile(file, PosixFilePermissions.asFileAttribute(
         PosixFilePermissions.fromString("rw-------")));

@@ -115,22 +115,18 @@ final class TokenRefresher implements AutoCloseable {
     try {
       long now = clock.millis();
       retired.removeIf(t -> maxDate(List.of(t), Long.MAX_VALUE) <= now);
-      as(kerberos, () -> {
-        renew(retired); // Best effort: a worker may hold them; their successors are in place.
-        return 0L;
-      });
+      for (Token<?> t : retired) {
+        try { // Best effort: a worker may hold it; its successor is in place.
+          as(kerberos, () -> renew(List.of(t)));
+        } catch (IOException | RuntimeException e) {
+          LOG.debug("could not renew a replaced token {}", t.getService(), e);
+        }
+      }
       if (current == null || renewFailed || maxDate(current.getAllTokens(), Long.MAX_VALUE) - now
           < renewInterval.multipliedBy(2).toMillis()) {
         obtain(kerberos, now);
       } else {
-        as(kerberos, () -> {
-          for (Token<?> t : current.getAllTokens()) {
-            if (t.isManaged()) {
-              t.renew(conf);
-            }
-          }
-          return 0L;
-        });
+        as(kerberos, () -> renew(current.getAllTokens()));
         LOG.debug("renewed {} delegation token(s)", current.numberOfTokens());
       }
       return nextRound(current.getAllTokens(), renewInterval, clock.millis());
@@ -146,13 +142,7 @@ final class TokenRefresher implements AutoCloseable {
         // The full principal: the NameNode maps it to the short name it checks renewals against.
         p.getFileSystem(conf).addDelegationTokens(kerberos.getUserName(), fresh);
       }
-      long first = Long.MAX_VALUE;
-      for (Token<?> t : fresh.getAllTokens()) {
-        if (t.isManaged()) {
-          first = Math.min(first, t.renew(conf));
-        }
-      }
-      return first;
+      return renew(fresh.getAllTokens());
     });
     if (fresh.numberOfTokens() == 0) {
       throw new IOException("the filesystems " + filesystems + " gave no delegation tokens to "
@@ -172,19 +162,15 @@ final class TokenRefresher implements AutoCloseable {
         Durations.format(renewInterval));
   }
 
-  private void renew(List<Token<?>> tokens) {
+  /** Renews those of {@code tokens} that can be; returns the first new expiry (MAX if none). */
+  private long renew(Collection<Token<?>> tokens) throws IOException, InterruptedException {
+    long first = Long.MAX_VALUE;
     for (Token<?> t : tokens) {
-      try {
-        if (t.isManaged()) {
-          t.renew(conf);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      } catch (IOException | RuntimeException e) {
-        LOG.debug("could not renew a replaced token {}", t.getService(), e);
+      if (t.isManaged()) {
+        first = Math.min(first, t.renew(conf));
       }
     }
+    return first;
   }
 
   private static long as(UserGroupInformation ugi, PrivilegedExceptionAction<Long> action)

@@ -20,7 +20,8 @@ class TokenRefresherTest {
 
   @Test
   void aFailedRoundIsRetriedWithinAQuarterOfTheRenewIntervalAndAtMostAMinute() {
-    assertThat(TokenRefresher.retryDelay(Duration.ofSeconds(10))).isEqualTo(Duration.ofMillis(2500));
+    assertThat(TokenRefresher.retryDelay(Duration.ofSeconds(10)))
+        .isEqualTo(Duration.ofMillis(2500));
     assertThat(TokenRefresher.retryDelay(Duration.ofHours(24))).isEqualTo(Duration.ofMinutes(1));
     assertThat(TokenRefresher.retryDelay(Duration.ofMillis(100))).isEqualTo(Duration.ofSeconds(1));
   }
