@@ -1,0 +1,325 @@
+package io.amlease.flink.leader;
+
+import io.amlease.lease.Epoch;
+import io.amlease.lease.LeaseConfig;
+import io.amlease.lease.LeaseConfigException;
+import io.amlease.lease.LeaseException;
+import io.amlease.lease.LeaseListener;
+import io.amlease.lease.RevocationReason;
+import io.amlease.lease.zk.ZkLease;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
+import org.apache.flink.runtime.leaderelection.LeaderElectionDriver;
+import org.apache.flink.runtime.leaderelection.LeaderInformation;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Op;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Flink leader election on an amlease lease: one lease per JobManager process. A granted term is
+ * {@link Listener#onGrantLeadership}, with a leader session id that carries the epoch; every end
+ * of a term (grace run out, superseded, fenced, session lost, released) is
+ * {@link Listener#onRevokeLeadership}, called by the lease as it stops accepting fenced writes, so
+ * no later than the lease's deadline (DESIGN.md G2), and never for a mere ZooKeeper blip shorter
+ * than the grace (G1). After a term the driver campaigns again with a new lease.
+ *
+ * <p>Leader information is written only as fenced writes ({@code multi(check(epoch), …)}), so a
+ * JobManager that has been superseded, even one that was paused and does not know it yet, cannot
+ * overwrite or delete the newer leader's information (G3). Changes to it are reported to the
+ * listener while this driver leads, as Flink's ZooKeeper driver does, so Flink rewrites what it
+ * confirmed.
+ */
+public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
+  private static final Logger LOG = LoggerFactory.getLogger(AmleaseLeaderElectionDriver.class);
+  /** Before campaigning again after ZooKeeper could not be reached. */
+  private static final Duration RETRY = Duration.ofSeconds(1);
+  /** Between attempts of a fenced write that lost its connection, while the term lasts. */
+  private static final Duration WRITE_RETRY = Duration.ofMillis(50);
+
+  private final LeaseConfig config;
+  private final ComponentPaths paths;
+  private final CuratorFramework client;
+  private final Listener listener;
+  private final ExecutorService campaigner;
+  private final CuratorCache cache;
+  private final Object lock = new Object();
+  private ZkLease lease; // guarded by lock
+  private volatile Held held; // the term this driver holds, or null
+  private volatile boolean closed;
+
+  /** A term: its lease and epoch. */
+  private record Held(ZkLease lease, Epoch epoch) {}
+
+  /**
+   * Starts campaigning at once (in the background: the first lease connects on the driver's own
+   * thread).
+   *
+   * @param client a started client authenticated as the lease's owner, for the leader information
+   */
+  public AmleaseLeaderElectionDriver(LeaseConfig config, CuratorFramework client,
+      Listener listener) {
+    this.config = config;
+    this.paths = new ComponentPaths(config.leasePath());
+    this.client = client;
+    this.listener = listener;
+    this.campaigner = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "amlease-flink-campaign-" + config.holderId());
+      t.setDaemon(true);
+      return t;
+    });
+    this.cache = CuratorCache.build(client, paths.components());
+    cache.listenable().addListener(CuratorCacheListener.builder()
+        .forCreatesAndChanges((before, after) -> changed(after))
+        .forDeletes(this::deleted)
+        .build());
+    cache.start();
+    campaigner.execute(this::campaign);
+  }
+
+  /** Starts a new lease; retries while ZooKeeper cannot be reached. */
+  private void campaign() {
+    while (!closed) {
+      Term term = new Term();
+      ZkLease l = ZkLease.create(config, term);
+      term.lease = l;
+      synchronized (lock) {
+        if (closed) {
+          l.close();
+          return;
+        }
+        lease = l;
+      }
+      try {
+        l.start();
+        return;
+      } catch (LeaseException.Unavailable e) {
+        LOG.warn("amlease HA: cannot campaign for {} yet ({}); trying again in {}",
+            config.leasePath(), e.getMessage(), RETRY);
+        l.close();
+        if (!sleep(RETRY)) {
+          return;
+        }
+      } catch (LeaseException | LeaseConfigException e) {
+        l.close();
+        if (!closed) {
+          listener.onError(e);
+        }
+        return;
+      }
+    }
+  }
+
+  /** One lease's edges; the lease calls them on its event thread, granted before revoked. */
+  private final class Term implements LeaseListener {
+    /** Set before the lease starts, so before any edge. */
+    volatile ZkLease lease;
+
+    @Override
+    public void granted(Epoch epoch) {
+      if (closed) {
+        return;
+      }
+      held = new Held(lease, epoch);
+      LOG.info("amlease HA: {} leads {} in epoch {}", config.holderId(), config.leasePath(),
+          epoch.value());
+      listener.onGrantLeadership(LeaderSessionIds.of(epoch));
+    }
+
+    @Override
+    public void revoked(Epoch epoch, RevocationReason reason) {
+      held = null;
+      if (closed) {
+        return;
+      }
+      LOG.warn("amlease HA: {} no longer leads {} (epoch {}, {})", config.holderId(),
+          config.leasePath(), epoch.value(), reason);
+      listener.onRevokeLeadership();
+      ZkLease ended = lease;
+      synchronized (lock) {
+        if (!closed) { // close() shuts the campaigner down, and closes this lease itself.
+          campaigner.execute(() -> {
+            ended.close();
+            campaign();
+          });
+        }
+      }
+    }
+
+    @Override
+    public void failed(LeaseException cause) {
+      if (!closed) {
+        listener.onError(cause);
+      }
+    }
+  }
+
+  @Override
+  public boolean hasLeadership() {
+    Held h = held;
+    return h != null && !closed && h.lease().state().holder();
+  }
+
+  @Override
+  public void publishLeaderInformation(String componentId, LeaderInformation info) {
+    Held h = held;
+    if (h == null || closed) {
+      LOG.debug("not leading: leader information of {} not published", componentId);
+      return;
+    }
+    try {
+      write(h, componentId, ConnectionInfo.bytes(info));
+    } catch (LeaseException.NotLeader | LeaseException.Fenced e) {
+      LOG.info("amlease HA: leader information of {} not published: {}", componentId,
+          e.getMessage());
+    } catch (LeaseException e) {
+      listener.onError(e);
+    }
+  }
+
+  /** Sets, or creates, the component's node, fenced by the term's epoch. */
+  private void write(Held h, String componentId, byte[] data) throws LeaseException {
+    String path = paths.connectionInfo(componentId);
+    while (true) {
+      try {
+        h.lease().fencedWrite(h.epoch(), List.of(Op.setData(path, data, -1)));
+        return;
+      } catch (LeaseException e) {
+        Code code = code(e);
+        if (code == Code.NONODE) {
+          createParent(paths.component(componentId));
+          try {
+            h.lease().fencedWrite(h.epoch(),
+                List.of(Op.create(path, data, h.lease().acl(), CreateMode.PERSISTENT)));
+            return;
+          } catch (LeaseException again) {
+            if (code(again) != Code.NODEEXISTS) {
+              throw again;
+            }
+          }
+        } else if (code == Code.CONNECTIONLOSS && h.lease().state().holder()) {
+          sleep(WRITE_RETRY); // The term's deadline ends this loop.
+        } else {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** An empty parent node, not fenced: it carries nothing, and a leader's write fills it. */
+  private void createParent(String path) throws LeaseException {
+    try {
+      client.create().creatingParentsIfNeeded().forPath(path);
+    } catch (KeeperException.NodeExistsException e) {
+      // Made by an earlier leader, or by us a moment ago.
+    } catch (Exception e) {
+      throw new LeaseException("cannot create " + path + ": " + e, e);
+    }
+  }
+
+  @Override
+  public void deleteLeaderInformation(String componentId) {
+    Held h = held;
+    if (h == null || closed) {
+      LOG.debug("not leading: leader information of {} left to the leader", componentId);
+      return;
+    }
+    try {
+      for (String path : List.of(paths.connectionInfo(componentId),
+          paths.component(componentId))) {
+        try {
+          h.lease().fencedWrite(h.epoch(), List.of(Op.delete(path, -1)));
+        } catch (LeaseException e) {
+          if (code(e) != Code.NONODE) {
+            throw e;
+          }
+        }
+      }
+    } catch (LeaseException.NotLeader | LeaseException.Fenced e) {
+      LOG.info("amlease HA: leader information of {} not deleted: {}", componentId,
+          e.getMessage());
+    } catch (LeaseException e) {
+      listener.onError(e);
+    }
+  }
+
+  private void changed(ChildData data) {
+    String componentId = paths.componentOf(data.getPath());
+    if (componentId != null && hasLeadership()) {
+      listener.onLeaderInformationChange(componentId, ConnectionInfo.parse(data.getData()));
+    }
+  }
+
+  private void deleted(ChildData data) {
+    String componentId = paths.componentOf(data.getPath());
+    if (componentId != null && hasLeadership()) {
+      listener.onLeaderInformationChange(componentId, LeaderInformation.empty());
+    }
+  }
+
+  /** The ZooKeeper code of a failed fenced write's first failing op, or null. */
+  private static Code code(LeaseException e) {
+    if (!(e.getCause() instanceof KeeperException k)) {
+      return null;
+    }
+    if (k.getResults() != null) {
+      for (var r : k.getResults()) {
+        if (r instanceof org.apache.zookeeper.OpResult.ErrorResult err
+            && err.getErr() != Code.OK.intValue()
+            && err.getErr() != Code.RUNTIMEINCONSISTENCY.intValue()) {
+          return Code.get(err.getErr());
+        }
+      }
+    }
+    return k.code();
+  }
+
+  private static boolean sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** Leaves the election: releases a term held (a waiting JobManager takes over at once). */
+  @Override
+  public void close() {
+    ZkLease l;
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      l = lease;
+    }
+    held = null;
+    cache.close();
+    campaigner.shutdownNow();
+    if (l != null) {
+      l.close();
+    }
+    try {
+      campaigner.awaitTermination(config.connectionTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "AmleaseLeaderElectionDriver{lease=" + config.leasePath() + ", holder="
+        + config.holderId() + "}";
+  }
+}
