@@ -53,22 +53,21 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
   private final ExecutorService campaigner;
   private final CuratorCache cache;
   private final Object lock = new Object();
+  private final LeaderTerms terms;
   private ZkLease lease; // guarded by lock
-  private volatile Held held; // the term this driver holds, or null
   private volatile boolean closed;
-
-  /** A term: its lease and epoch. */
-  private record Held(ZkLease lease, Epoch epoch) {}
 
   /**
    * Starts campaigning at once (in the background: the first lease connects on the driver's own
    * thread).
    *
    * @param client a started client authenticated as the lease's owner, for the leader information
+   * @param terms where the term held is published for the stores
    */
   public AmleaseLeaderElectionDriver(LeaseConfig config, CuratorFramework client,
-      Listener listener) {
+      LeaderTerms terms, Listener listener) {
     this.config = config;
+    this.terms = terms;
     this.paths = new ComponentPaths(config.leasePath());
     this.client = client;
     this.listener = listener;
@@ -129,7 +128,7 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
       if (closed) {
         return;
       }
-      held = new Held(lease, epoch);
+      terms.granted(new LeaderTerm(lease, epoch));
       LOG.info("amlease HA: {} leads {} in epoch {}", config.holderId(), config.leasePath(),
           epoch.value());
       listener.onGrantLeadership(LeaderSessionIds.of(epoch));
@@ -137,7 +136,7 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
 
     @Override
     public void revoked(Epoch epoch, RevocationReason reason) {
-      held = null;
+      terms.ended();
       if (closed) {
         return;
       }
@@ -165,13 +164,12 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
 
   @Override
   public boolean hasLeadership() {
-    Held h = held;
-    return h != null && !closed && h.lease().state().holder();
+    return !closed && terms.current().map(LeaderTerm::lasts).orElse(false);
   }
 
   @Override
   public void publishLeaderInformation(String componentId, LeaderInformation info) {
-    Held h = held;
+    LeaderTerm h = terms.current().orElse(null);
     if (h == null || closed) {
       LOG.debug("not leading: leader information of {} not published", componentId);
       return;
@@ -187,26 +185,25 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
   }
 
   /** Sets, or creates, the component's node, fenced by the term's epoch. */
-  private void write(Held h, String componentId, byte[] data) throws LeaseException {
+  private void write(LeaderTerm h, String componentId, byte[] data) throws LeaseException {
     String path = paths.connectionInfo(componentId);
     while (true) {
       try {
-        h.lease().fencedWrite(h.epoch(), List.of(Op.setData(path, data, -1)));
+        h.write(List.of(Op.setData(path, data, -1)));
         return;
       } catch (LeaseException e) {
-        Code code = code(e);
+        Code code = Codes.of(e);
         if (code == Code.NONODE) {
           createParent(paths.component(componentId));
           try {
-            h.lease().fencedWrite(h.epoch(),
-                List.of(Op.create(path, data, h.lease().acl(), CreateMode.PERSISTENT)));
+            h.write(List.of(Op.create(path, data, h.acl(), CreateMode.PERSISTENT)));
             return;
           } catch (LeaseException again) {
-            if (code(again) != Code.NODEEXISTS) {
+            if (Codes.of(again) != Code.NODEEXISTS) {
               throw again;
             }
           }
-        } else if (code == Code.CONNECTIONLOSS && h.lease().state().holder()) {
+        } else if (code == Code.CONNECTIONLOSS && h.lasts()) {
           sleep(WRITE_RETRY); // The term's deadline ends this loop.
         } else {
           throw e;
@@ -228,7 +225,7 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
 
   @Override
   public void deleteLeaderInformation(String componentId) {
-    Held h = held;
+    LeaderTerm h = terms.current().orElse(null);
     if (h == null || closed) {
       LOG.debug("not leading: leader information of {} left to the leader", componentId);
       return;
@@ -237,9 +234,9 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
       for (String path : List.of(paths.connectionInfo(componentId),
           paths.component(componentId))) {
         try {
-          h.lease().fencedWrite(h.epoch(), List.of(Op.delete(path, -1)));
+          h.write(List.of(Op.delete(path, -1)));
         } catch (LeaseException e) {
-          if (code(e) != Code.NONODE) {
+          if (Codes.of(e) != Code.NONODE) {
             throw e;
           }
         }
@@ -266,23 +263,6 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
     }
   }
 
-  /** The ZooKeeper code of a failed fenced write's first failing op, or null. */
-  private static Code code(LeaseException e) {
-    if (!(e.getCause() instanceof KeeperException k)) {
-      return null;
-    }
-    if (k.getResults() != null) {
-      for (var r : k.getResults()) {
-        if (r instanceof org.apache.zookeeper.OpResult.ErrorResult err
-            && err.getErr() != Code.OK.intValue()
-            && err.getErr() != Code.RUNTIMEINCONSISTENCY.intValue()) {
-          return Code.get(err.getErr());
-        }
-      }
-    }
-    return k.code();
-  }
-
   private static boolean sleep(Duration d) {
     try {
       Thread.sleep(d.toMillis());
@@ -304,7 +284,7 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
       closed = true;
       l = lease;
     }
-    held = null;
+    terms.ended();
     cache.close();
     campaigner.shutdownNow();
     if (l != null) {

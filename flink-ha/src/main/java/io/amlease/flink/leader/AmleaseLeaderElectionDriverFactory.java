@@ -9,15 +9,18 @@ import org.apache.flink.runtime.leaderelection.LeaderElectionDriverFactory;
 public final class AmleaseLeaderElectionDriverFactory implements LeaderElectionDriverFactory {
   private final LeaseConfig config;
   private final CuratorFramework client;
+  private final LeaderTerms terms;
 
   /** {@code client}: started, authenticated as the lease's owner; the caller closes it. */
-  public AmleaseLeaderElectionDriverFactory(LeaseConfig config, CuratorFramework client) {
+  public AmleaseLeaderElectionDriverFactory(LeaseConfig config, CuratorFramework client,
+      LeaderTerms terms) {
     this.config = config;
     this.client = client;
+    this.terms = terms;
   }
 
   @Override
   public LeaderElectionDriver create(LeaderElectionDriver.Listener listener) {
-    return new AmleaseLeaderElectionDriver(config, client, listener);
+    return new AmleaseLeaderElectionDriver(config, client, terms, listener);
   }
 }

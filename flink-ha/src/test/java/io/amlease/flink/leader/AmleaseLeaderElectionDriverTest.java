@@ -69,7 +69,7 @@ class AmleaseLeaderElectionDriverTest {
       Events listener) throws Exception {
     LeaseConfig config = config(connect, holder);
     AmleaseLeaderElectionDriver d = new AmleaseLeaderElectionDriver(config, client(config),
-        listener);
+        new LeaderTerms(), listener);
     closeLast.add(d);
     return d;
   }
