@@ -182,7 +182,7 @@ public final class FencedStateHandleStore<T extends Serializable>
     while (true) {
       Stat before = client.checkExists().forPath(dir);
       if (before == null) {
-        return List.of();
+        return new ArrayList<>(); // Mutable: Flink sorts what it gets.
       }
       List<Tuple2<RetrievableStateHandle<T>, String>> all = new ArrayList<>();
       for (String child : client.getChildren().forPath(dir)) {
@@ -207,7 +207,7 @@ public final class FencedStateHandleStore<T extends Serializable>
     try {
       return client.getChildren().forPath(dir);
     } catch (KeeperException.NoNodeException e) {
-      return List.of();
+      return new ArrayList<>();
     }
   }
 
