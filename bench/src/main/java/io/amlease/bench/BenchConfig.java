@@ -29,7 +29,7 @@ record BenchConfig(boolean quick, Path out, long seed, Duration sessionTimeout, 
     Duration randomLength, int scaleLeases, Duration measureWindow, List<Contender> contenders,
     Set<Scenario> scenarios) {
 
-  enum Scenario { BLIPS, PARTITIONS, HANDOVER, CRASH, RANDOM, SCALE, OVERHEAD }
+  enum Scenario { BLIPS, PARTITIONS, HEALS, HANDOVER, CRASH, RANDOM, SCALE, OVERHEAD }
 
   BenchConfig {
     if (sessionTimeout.compareTo(Duration.ofSeconds(2)) < 0
@@ -50,14 +50,14 @@ record BenchConfig(boolean quick, Path out, long seed, Duration sessionTimeout, 
   /** Under five minutes on two cores: T = 4 s, a few trials each, 50 leases. */
   static BenchConfig quick(Path out, long seed) {
     return new BenchConfig(true, out, seed, Duration.ofSeconds(4), 3, 2, 10, 1, 2,
-        Duration.ofSeconds(20), 50, Duration.ofSeconds(5), List.of(Contender.values()),
+        Duration.ofSeconds(20), 50, Duration.ofSeconds(5), Contender.CURATOR,
         EnumSet.allOf(Scenario.class));
   }
 
   /** The documented run: T = 10 s, more repetitions, 1,000 leases. */
   static BenchConfig full(Path out, long seed) {
     return new BenchConfig(false, out, seed, Duration.ofSeconds(10), 5, 5, 10, 3, 5,
-        Duration.ofSeconds(45), 1000, Duration.ofSeconds(10), List.of(Contender.values()),
+        Duration.ofSeconds(45), 1000, Duration.ofSeconds(10), Contender.CURATOR,
         EnumSet.allOf(Scenario.class));
   }
 
@@ -70,8 +70,22 @@ record BenchConfig(boolean quick, Path out, long seed, Duration sessionTimeout, 
         crashTrials, randomTrials, randomLength, scaleLeases, measureWindow, contenders, scenarios);
   }
 
+  /**
+   * {@code --flink}: the Flink plugin against Flink's own ZooKeeper HA, without and with
+   * tolerate-suspended-connections: blips, partitions (also healed at the take-over), handovers and
+   * the randomized trials with process pauses; not the crash, scale and overhead scenarios, which
+   * measure the lease itself.
+   */
+  BenchConfig flink() {
+    return new BenchConfig(quick, out, seed, sessionTimeout, blipDurations, partitionTrials,
+        handoverTrials, crashTrials, randomTrials, randomLength, scaleLeases, measureWindow,
+        Contender.FLINK, EnumSet.of(Scenario.BLIPS, Scenario.PARTITIONS, Scenario.HEALS,
+            Scenario.HANDOVER, Scenario.RANDOM));
+  }
+
   String mode() {
-    return quick ? "quick" : "full";
+    String m = quick ? "quick" : "full";
+    return contenders.equals(Contender.FLINK) ? m + " flink" : m;
   }
 
   boolean runs(Scenario s) {

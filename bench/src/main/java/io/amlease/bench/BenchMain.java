@@ -31,6 +31,9 @@ public final class BenchMain {
       --torture DURATION: instead, seeded randomized trials on a 3-server ensemble until DURATION
       has passed (T = 6 s unless -T says otherwise; trial i uses seed N + i; --seed N --trials 1
       replays one trial). Writes a table to stdout and DIR/results.json.
+      --flink: instead of the lease and Curator's latch, the amlease Flink plugin's leader
+      election and Flink's own ZooKeeper HA (2.3.0; tolerate-suspended-connections off and on),
+      on blips, partitions (with the old leader's writes) and handovers.
 
       Exit status:
         0    finished; every binding expectation held (see 'checks': those that follow
@@ -73,6 +76,10 @@ public final class BenchMain {
       return OK;
     }
     Path dir = Path.of(cl.getOptionValue("out", "bench-results"));
+    if (cl.hasOption("torture") && cl.hasOption("flink")) {
+      err.println("amlease bench: --flink and --torture are different modes; pick one");
+      return USAGE;
+    }
     if (cl.hasOption("torture")) {
       return torture(cl, dir, seed, out, err);
     }
@@ -81,6 +88,9 @@ public final class BenchMain {
       return USAGE;
     }
     BenchConfig cfg = cl.hasOption("quick") ? BenchConfig.quick(dir, seed) : BenchConfig.full(dir, seed);
+    if (cl.hasOption("flink")) {
+      cfg = cfg.flink();
+    }
     if (cl.hasOption("session-timeout")) {
       try {
         cfg = cfg.withSessionTimeout(
@@ -163,6 +173,9 @@ public final class BenchMain {
     Options o = new Options();
     o.addOption(Option.builder("h").longOpt("help").desc("print this help and exit").build());
     o.addOption(Option.builder().longOpt("quick").desc("short run: T = 4 s, few trials").build());
+    o.addOption(Option.builder().longOpt("flink").desc("compare the amlease Flink plugin with "
+        + "Flink's own ZooKeeper HA (tolerate-suspended-connections off and on) on blips, "
+        + "partitions and handovers, instead of the lease with Curator's latch").build());
     o.addOption(Option.builder().longOpt("out").hasArg().argName("DIR")
         .desc("where results.json and timeline.svg go (default: bench-results)").build());
     o.addOption(Option.builder("T").longOpt("session-timeout").hasArg().argName("DURATION")
@@ -187,7 +200,7 @@ public final class BenchMain {
   private static String help(Options options) {
     StringWriter s = new StringWriter();
     HelpFormatter.builder().get().printHelp(new PrintWriter(s), 100,
-        "amlease bench [--quick | --torture DURATION [--trials N]] [--out DIR] [--seed N] "
+        "amlease bench [--quick] [--flink | --torture DURATION [--trials N]] [--out DIR] [--seed N] "
             + "[-T DURATION]", "", options, 2, 4, FOOTER);
     return s.toString();
   }

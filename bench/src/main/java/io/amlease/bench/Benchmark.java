@@ -46,6 +46,11 @@ final class Benchmark {
             () -> p.run(cfg, server)));
         cfg.contenders().stream().filter(p.traces::containsKey).forEach(c -> traces.add(p.traces.get(c)));
       }
+      if (cfg.runs(Scenario.HEALS)) {
+        Partitions p = new Partitions("heals", true);
+        add(byContender, "heals", step("heals", cfg.partitionTrials()
+            + " per contender, healed as the new holder takes over", () -> p.run(cfg, server)));
+      }
       if (cfg.runs(Scenario.HANDOVER)) {
         add(byContender, "handover", step("handover", cfg.handoverTrials() + " per contender",
             () -> Handover.run(cfg, server)));

@@ -94,7 +94,7 @@ final class RandomTrials {
              Duration.ofSeconds(5));
          LeaderReader reader = new LeaderReader(observer, path)) {
       observer.create().creatingParentsIfNeeded().forPath(data);
-      if (c == Contender.AMLEASE) {
+      if (c.hasEpochs()) {
         reader.watch(s -> s.info().ifPresent(info -> versions.add(
             new History.LeaderVersion(s.mzxid(), info.epoch()))), e -> { });
       }
@@ -148,7 +148,7 @@ final class RandomTrials {
     List<History.Interval> intervals = timeline.intervals(end);
     List<History.Write> accepted = writes.stream().filter(w -> w.nanos() - end <= 0)
         .map(w -> new History.Write(w.holder(), w.epoch(), w.version())).toList();
-    if (c != Contender.AMLEASE) {
+    if (!c.hasEpochs()) {
       LatchTerms terms = LatchTerms.of(timeline.events());
       intervals = intervals.stream().map(terms::apply).toList();
       accepted = accepted.stream().map(terms::apply).toList();

@@ -22,12 +22,22 @@ final class Table {
         s -> s.falseRevocations() + " / " + s.trials());
     row(rows, r, cs, "partition: overlap (>0 = 2 leaders)", "partitions", s -> brief(s.overlapMs()));
     row(rows, r, cs, "partition: failover", "partitions", s -> brief(s.failoverMs()));
+    row(rows, r, cs, "partition: superseded writes accepted", "partitions",
+        s -> Long.toString(s.trialDetails().stream().mapToLong(
+            d -> ((Number) d.getOrDefault("superseded_writes", 0)).longValue()).sum()));
+    row(rows, r, cs, "heal at take-over: overlap", "heals", s -> brief(s.overlapMs()));
+    row(rows, r, cs, "heal at take-over: superseded writes", "heals",
+        s -> Long.toString(s.trialDetails().stream().mapToLong(
+            d -> ((Number) d.getOrDefault("superseded_writes", 0)).longValue()).sum()));
     row(rows, r, cs, "handover: latency", "handover", s -> brief(s.latencyMs()));
     row(rows, r, cs, "handover: overlap", "handover", s -> brief(s.overlapMs()));
     row(rows, r, cs, "crash (SIGKILL): failover", "crash", s -> brief(s.failoverMs()));
     row(rows, r, cs, "random: violations / trials", "random",
         s -> s.violations() + " / " + s.trials()
             + (s.violatingSeeds().isEmpty() ? "" : " seeds " + s.violatingSeeds()));
+    row(rows, r, cs, "random: superseded writes accepted", "random",
+        s -> Long.toString(s.trialDetails().stream().mapToLong(
+            d -> ((Number) d.getOrDefault("superseded_writes", 0)).longValue()).sum()));
     row(rows, r, cs, "random: pause overlaps, max (G2 void)", "random",
         s -> s.pauseOverlaps() == null ? "-"
             : s.pauseOverlaps() + ", max " + Summary.fmt(s.pauseOverlapMaxMs()));

@@ -48,6 +48,8 @@ class BenchMainTest {
     assertThat(run("--torture", "5m", "--quick")).isEqualTo(BenchMain.USAGE);
     assertThat(run("--torture", "5m", "--trials", "0")).isEqualTo(BenchMain.USAGE);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("--trials must be at least 1");
+    assertThat(run("--torture", "5m", "--flink")).isEqualTo(BenchMain.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--flink and --torture");
     assertThat(run("--trials", "3")).isEqualTo(BenchMain.USAGE);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("--trials goes with --torture");
     assertThat(Files.exists(results)).as("nothing written").isFalse();
@@ -57,6 +59,6 @@ class BenchMainTest {
   void helpNamesTheFlag() {
     assertThat(run("--help")).isEqualTo(BenchMain.OK);
     assertThat(out.toString(StandardCharsets.UTF_8)).contains("--session-timeout <DURATION>",
-        "--torture <DURATION>", "--trials <N>");
+        "--torture <DURATION>", "--trials <N>", "--flink");
   }
 }

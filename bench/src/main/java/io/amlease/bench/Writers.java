@@ -1,0 +1,81 @@
+package io.amlease.bench;
+
+import io.amlease.lease.zk.ZkClients;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * The writes of a partition trial: the old holder {@code a} writes to {@code <path>/data} every
+ * {@link #PERIOD} for as long as it believes it leads, the way an application keeps its state; the
+ * new holder {@code b} writes once as soon as it leads. A write of {@code a} that ZooKeeper
+ * applied after {@code b}'s (a higher version of the node) is a superseded write accepted: the
+ * old leader overwrote the new one's state. Writes may block (a Curator client retries through a
+ * partition), so they run on a thread of their own.
+ */
+final class Writers implements AutoCloseable {
+  static final Duration PERIOD = Duration.ofMillis(10);
+  /** How long writes go on after both edges of the take-over were seen. */
+  static final Duration AFTER = Duration.ofSeconds(1);
+
+  private final Pair pair;
+  private final String data;
+  private final List<Integer> aVersions = new CopyOnWriteArrayList<>();
+  private volatile Integer bVersion;
+  private volatile boolean stopped;
+  private final Thread thread;
+
+  private Writers(Pair pair, String data) {
+    this.pair = pair;
+    this.data = data;
+    this.thread = new Thread(this::loop, "bench-writers");
+    thread.setDaemon(true);
+  }
+
+  static Writers start(ZkServer server, String path, Pair pair) throws Exception {
+    String data = path + "/data";
+    try (CuratorFramework admin = ZkClients.connectReader(server.connectString(),
+        Duration.ofSeconds(5))) {
+      admin.create().creatingParentsIfNeeded().forPath(data);
+    }
+    Writers w = new Writers(pair, data);
+    w.thread.start();
+    return w;
+  }
+
+  private void loop() {
+    byte[] bytes = new byte[] {1};
+    while (!stopped) {
+      if (bVersion == null && pair.b.acting()) {
+        pair.b.write(data, bytes).ifPresent(w -> bVersion = w.version());
+      }
+      if (pair.a.acting()) {
+        pair.a.write(data, bytes).ifPresent(w -> aVersions.add(w.version()));
+      }
+      Waits.sleepUntil(System.nanoTime() + PERIOD.toNanos());
+    }
+  }
+
+  void stop() {
+    stopped = true;
+    try {
+      thread.join(Duration.ofSeconds(10).toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** The old holder's writes applied after the new holder's first; empty if b never wrote. */
+  Optional<Long> superseded() {
+    Integer b = bVersion;
+    return b == null ? Optional.empty()
+        : Optional.of(aVersions.stream().filter(v -> v > b).count());
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+}
