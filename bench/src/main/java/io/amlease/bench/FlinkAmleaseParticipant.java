@@ -9,11 +9,7 @@ import io.amlease.lease.zk.ZkClients;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.flink.runtime.leaderelection.LeaderElectionDriver;
-import org.apache.flink.runtime.leaderelection.LeaderInformation;
-import org.apache.flink.runtime.leaderelection.LeaderInformationRegister;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 
@@ -44,30 +40,14 @@ final class FlinkAmleaseParticipant implements Participant {
   @Override
   public void start() throws Exception {
     client = ZkClients.connectOwner(config);
-    driver = new AmleaseLeaderElectionDriver(config, client, terms,
-        new LeaderElectionDriver.Listener() {
-          @Override
-          public void onGrantLeadership(UUID session) {
-            epoch = session.getMostSignificantBits();
-            acting = true;
-            timeline.started(id, epoch);
-          }
-
-          @Override
-          public void onRevokeLeadership() {
-            acting = false;
-            timeline.stopped(id, epoch);
-          }
-
-          @Override
-          public void onLeaderInformationChange(String componentId, LeaderInformation info) {}
-
-          @Override
-          public void onLeaderInformationChange(LeaderInformationRegister register) {}
-
-          @Override
-          public void onError(Throwable t) {}
-        });
+    driver = new AmleaseLeaderElectionDriver(config, client, terms, new FlinkEdges(session -> {
+      epoch = session.getMostSignificantBits();
+      acting = true;
+      timeline.started(id, epoch);
+    }, () -> {
+      acting = false;
+      timeline.stopped(id, epoch);
+    }));
   }
 
   @Override

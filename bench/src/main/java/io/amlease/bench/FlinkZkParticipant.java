@@ -3,13 +3,9 @@ package io.amlease.bench;
 import io.amlease.lease.zk.ZkClients;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.UUID;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.HighAvailabilityOptions;
 import org.apache.flink.runtime.highavailability.zookeeper.CuratorFrameworkWithUnhandledErrorListener;
-import org.apache.flink.runtime.leaderelection.LeaderElectionDriver;
-import org.apache.flink.runtime.leaderelection.LeaderInformation;
-import org.apache.flink.runtime.leaderelection.LeaderInformationRegister;
 import org.apache.flink.runtime.leaderelection.ZooKeeperLeaderElectionDriver;
 import org.apache.flink.runtime.util.ZooKeeperUtils;
 import org.apache.flink.shaded.curator5.org.apache.curator.framework.CuratorFramework;
@@ -51,28 +47,13 @@ final class FlinkZkParticipant implements Participant {
     curator = ZooKeeperUtils.startCuratorFramework(conf, e -> { });
     leaderClient = ZooKeeperUtils.useNamespaceAndEnsurePath(curator.asCuratorFramework(),
         ZooKeeperUtils.getLeaderPath());
-    driver = new ZooKeeperLeaderElectionDriver(leaderClient, new LeaderElectionDriver.Listener() {
-      @Override
-      public void onGrantLeadership(UUID session) {
-        epoch = timeline.startedNextTerm(id);
-        acting = true;
-      }
-
-      @Override
-      public void onRevokeLeadership() {
-        acting = false;
-        timeline.stopped(id, epoch);
-      }
-
-      @Override
-      public void onLeaderInformationChange(String componentId, LeaderInformation info) {}
-
-      @Override
-      public void onLeaderInformationChange(LeaderInformationRegister register) {}
-
-      @Override
-      public void onError(Throwable t) {}
-    });
+    driver = new ZooKeeperLeaderElectionDriver(leaderClient, new FlinkEdges(session -> {
+      epoch = timeline.startedNextTerm(id);
+      acting = true;
+    }, () -> {
+      acting = false;
+      timeline.stopped(id, epoch);
+    }));
   }
 
   @Override

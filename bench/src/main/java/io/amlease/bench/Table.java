@@ -22,22 +22,16 @@ final class Table {
         s -> s.falseRevocations() + " / " + s.trials());
     row(rows, r, cs, "partition: overlap (>0 = 2 leaders)", "partitions", s -> brief(s.overlapMs()));
     row(rows, r, cs, "partition: failover", "partitions", s -> brief(s.failoverMs()));
-    row(rows, r, cs, "partition: superseded writes accepted", "partitions",
-        s -> Long.toString(s.trialDetails().stream().mapToLong(
-            d -> ((Number) d.getOrDefault("superseded_writes", 0)).longValue()).sum()));
+    row(rows, r, cs, "partition: superseded writes accepted", "partitions", Table::superseded);
     row(rows, r, cs, "heal at take-over: overlap", "heals", s -> brief(s.overlapMs()));
-    row(rows, r, cs, "heal at take-over: superseded writes", "heals",
-        s -> Long.toString(s.trialDetails().stream().mapToLong(
-            d -> ((Number) d.getOrDefault("superseded_writes", 0)).longValue()).sum()));
+    row(rows, r, cs, "heal at take-over: superseded writes", "heals", Table::superseded);
     row(rows, r, cs, "handover: latency", "handover", s -> brief(s.latencyMs()));
     row(rows, r, cs, "handover: overlap", "handover", s -> brief(s.overlapMs()));
     row(rows, r, cs, "crash (SIGKILL): failover", "crash", s -> brief(s.failoverMs()));
     row(rows, r, cs, "random: violations / trials", "random",
         s -> s.violations() + " / " + s.trials()
             + (s.violatingSeeds().isEmpty() ? "" : " seeds " + s.violatingSeeds()));
-    row(rows, r, cs, "random: superseded writes accepted", "random",
-        s -> Long.toString(s.trialDetails().stream().mapToLong(
-            d -> ((Number) d.getOrDefault("superseded_writes", 0)).longValue()).sum()));
+    row(rows, r, cs, "random: superseded writes accepted", "random", Table::superseded);
     row(rows, r, cs, "random: pause overlaps, max (G2 void)", "random",
         s -> s.pauseOverlaps() == null ? "-"
             : s.pauseOverlaps() + ", max " + Summary.fmt(s.pauseOverlapMaxMs()));
@@ -74,6 +68,14 @@ final class Table {
       row.add(s == null ? "-" : cell.apply(s));
     }
     rows.add(row.toArray(String[]::new));
+  }
+
+  /** The superseded writes summed over the trials that measured them ("of N trials"). */
+  private static String superseded(ScenarioResult s) {
+    List<Number> measured = s.trialDetails().stream()
+        .map(d -> (Number) d.get("superseded_writes")).filter(java.util.Objects::nonNull).toList();
+    return measured.stream().mapToLong(Number::longValue).sum() + " (" + measured.size() + " of "
+        + s.trials() + " trials)";
   }
 
   private static String brief(Summary s) {

@@ -13,7 +13,8 @@ import org.apache.curator.framework.CuratorFramework;
  * new holder {@code b} writes once as soon as it leads. A write of {@code a} that ZooKeeper
  * applied after {@code b}'s (a higher version of the node) is a superseded write accepted: the
  * old leader overwrote the new one's state. Writes may block (a Curator client retries through a
- * partition), so they run on a thread of their own.
+ * partition), so each holder writes on a thread of its own: the new holder's first write must not
+ * wait behind the old holder's.
  */
 final class Writers implements AutoCloseable {
   static final Duration PERIOD = Duration.ofMillis(10);
@@ -25,13 +26,14 @@ final class Writers implements AutoCloseable {
   private final List<Integer> aVersions = new CopyOnWriteArrayList<>();
   private volatile Integer bVersion;
   private volatile boolean stopped;
-  private final Thread thread;
+  private final List<Thread> threads;
 
   private Writers(Pair pair, String data) {
     this.pair = pair;
     this.data = data;
-    this.thread = new Thread(this::loop, "bench-writers");
-    thread.setDaemon(true);
+    this.threads = List.of(new Thread(this::oldHolder, "bench-writer-a"),
+        new Thread(this::newHolder, "bench-writer-b"));
+    threads.forEach(t -> t.setDaemon(true));
   }
 
   static Writers start(ZkServer server, String path, Pair pair) throws Exception {
@@ -41,18 +43,23 @@ final class Writers implements AutoCloseable {
       admin.create().creatingParentsIfNeeded().forPath(data);
     }
     Writers w = new Writers(pair, data);
-    w.thread.start();
+    w.threads.forEach(Thread::start);
     return w;
   }
 
-  private void loop() {
-    byte[] bytes = new byte[] {1};
+  private void oldHolder() {
     while (!stopped) {
-      if (bVersion == null && pair.b.acting()) {
-        pair.b.write(data, bytes).ifPresent(w -> bVersion = w.version());
-      }
       if (pair.a.acting()) {
-        pair.a.write(data, bytes).ifPresent(w -> aVersions.add(w.version()));
+        pair.a.write(data, new byte[] {'a'}).ifPresent(w -> aVersions.add(w.version()));
+      }
+      Waits.sleepUntil(System.nanoTime() + PERIOD.toNanos());
+    }
+  }
+
+  private void newHolder() {
+    while (!stopped && bVersion == null) {
+      if (pair.b.acting()) {
+        pair.b.write(data, new byte[] {'b'}).ifPresent(w -> bVersion = w.version());
       }
       Waits.sleepUntil(System.nanoTime() + PERIOD.toNanos());
     }
@@ -61,7 +68,9 @@ final class Writers implements AutoCloseable {
   void stop() {
     stopped = true;
     try {
-      thread.join(Duration.ofSeconds(10).toMillis());
+      for (Thread t : threads) {
+        t.join(Duration.ofSeconds(10).toMillis());
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
