@@ -12,7 +12,9 @@ import org.apache.curator.framework.CuratorFramework;
  * {@link #PERIOD} for as long as it believes it leads, the way an application keeps its state; the
  * new holder {@code b} writes once as soon as it leads. A write of {@code a} that ZooKeeper
  * applied after {@code b}'s (a higher version of the node) is a superseded write accepted: the
- * old leader overwrote the new one's state. Writes may block (a Curator client retries through a
+ * old leader overwrote the new one's state. Counted on ZooKeeper's side: a version above
+ * {@code b}'s that no answer reported is a write of {@code a}'s whose answer was lost (only
+ * {@code b}, connected directly, writes once). Writes may block (a Curator client retries through a
  * partition), so each holder writes on a thread of its own: the new holder's first write must not
  * wait behind the old holder's.
  */
@@ -22,14 +24,17 @@ final class Writers implements AutoCloseable {
   static final Duration AFTER = Duration.ofSeconds(1);
 
   private final Pair pair;
+  private final String connect;
   private final String data;
+  private volatile int finalVersion = -1;
   private final List<Integer> aVersions = new CopyOnWriteArrayList<>();
   private volatile Integer bVersion;
   private volatile boolean stopped;
   private final List<Thread> threads;
 
-  private Writers(Pair pair, String data) {
+  private Writers(Pair pair, String connect, String data) {
     this.pair = pair;
+    this.connect = connect;
     this.data = data;
     this.threads = List.of(new Thread(this::oldHolder, "bench-writer-a"),
         new Thread(this::newHolder, "bench-writer-b"));
@@ -42,7 +47,7 @@ final class Writers implements AutoCloseable {
         Duration.ofSeconds(5))) {
       admin.create().creatingParentsIfNeeded().forPath(data);
     }
-    Writers w = new Writers(pair, data);
+    Writers w = new Writers(pair, server.connectString(), data);
     w.threads.forEach(Thread::start);
     return w;
   }
@@ -65,7 +70,11 @@ final class Writers implements AutoCloseable {
     }
   }
 
+  /** Stops writing and reads the node's final version (once). */
   void stop() {
+    if (stopped) {
+      return;
+    }
     stopped = true;
     try {
       for (Thread t : threads) {
@@ -74,13 +83,27 @@ final class Writers implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    try (CuratorFramework reader = ZkClients.connectReader(connect, Duration.ofSeconds(5))) {
+      finalVersion = reader.checkExists().forPath(data).getVersion();
+    } catch (Exception e) {
+      finalVersion = -1; // Counted from the answers alone.
+    }
   }
 
   /** The old holder's writes applied after the new holder's first; empty if b never wrote. */
   Optional<Long> superseded() {
     Integer b = bVersion;
-    return b == null ? Optional.empty()
-        : Optional.of(aVersions.stream().filter(v -> v > b).count());
+    if (b == null) {
+      return Optional.empty();
+    }
+    long answered = aVersions.stream().filter(v -> v > b).count();
+    long unanswered = 0;
+    for (int v = b + 1; v <= finalVersion; v++) {
+      if (!aVersions.contains(v)) {
+        unanswered++;
+      }
+    }
+    return Optional.of(answered + unanswered);
   }
 
   @Override

@@ -51,6 +51,8 @@ class BenchSmokeTest {
         .path("contenders");
     JsonNode plugin = contenders.path("flink-amlease").path("partitions");
     assertThat(plugin.path("overlap_ms").path("max").asDouble()).isNegative();
+    assertThat(plugin.path("trial_details").get(0).has("superseded_writes"))
+        .as("the new holder wrote, so superseded writes were measured").isTrue();
     assertThat(plugin.path("trial_details").get(0).path("superseded_writes").asLong()).isZero();
     assertThat(contenders.path("flink-amlease").path("handover").path("overlap_ms").path("max")
         .asDouble()).isNegative();

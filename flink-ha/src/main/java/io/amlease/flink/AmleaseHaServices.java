@@ -8,6 +8,7 @@ import io.amlease.flink.leader.LeaderTerms;
 import io.amlease.flink.store.FencedCheckpointRecoveryFactory;
 import io.amlease.flink.store.FencedStateHandleStore;
 import io.amlease.flink.store.FencedTree;
+import io.amlease.lease.LeaseException;
 import java.io.IOException;
 import java.io.Serializable;
 import java.util.List;
@@ -110,25 +111,25 @@ public final class AmleaseHaServices extends AbstractHaServices {
   /**
    * Deletes Flink's nodes, fenced, when the cluster is done; the lease's own nodes stay, because
    * its epoch must never start again from 1 (a fencing token would be reused: DESIGN.md G3).
+   * Flink cleans up after its leader components have stopped and the driver has released the
+   * lease, so the cleanup takes a term of its own ({@link CleanupTerm}).
    */
   @Override
   protected void internalCleanup() throws Exception {
-    LeaderTerm t = leading("clean up " + settings.base());
-    for (String name : List.of("components", "jobs", "execution-plans", "applications")) {
-      FencedTree.delete(client, t, node(name));
+    try (CleanupTerm t = CleanupTerm.take(settings.lease(), terms)) {
+      for (String name : List.of("components", "jobs", "execution-plans", "applications")) {
+        FencedTree.delete(client, t.term(), node(name));
+      }
     }
   }
 
+  /** A finished job's nodes, by the leader that finished it; refused (Flink retries) otherwise. */
   @Override
   protected void internalCleanupJobData(JobID jobId) throws Exception {
-    LeaderTerm t = leading("clean up job " + jobId);
+    LeaderTerm t = terms.current().orElseThrow(() -> new LeaseException.NotLeader(
+        "cannot clean up job " + jobId + ": this JobManager does not lead"));
     FencedTree.delete(client, t, ZKPaths.makePath(node("jobs"), jobId.toString()));
     FencedTree.delete(client, t, components.component(getLeaderPathForJobManager(jobId)));
-  }
-
-  private LeaderTerm leading(String what) throws io.amlease.lease.LeaseException.NotLeader {
-    return terms.current().orElseThrow(() -> new io.amlease.lease.LeaseException.NotLeader(
-        "cannot " + what + ": this JobManager does not lead"));
   }
 
   @Override

@@ -74,6 +74,49 @@ class ShadedJarIT {
     }
   }
 
+  /**
+   * The README's installation, verbatim: its jar name, its {@code config.yaml} (with the quorum
+   * pointed at the test's server, the one change), and its check command run by a shell, in a
+   * {@code $FLINK_HOME} whose {@code lib/} holds the jar and Flink's own jars.
+   */
+  @Test
+  void theReadmesInstallationRuns(@org.junit.jupiter.api.io.TempDir Path flinkHome)
+      throws Exception {
+    String readme = Files.readString(Path.of("../README.md"));
+    assertThat(readme).contains("cp flink-ha/target/" + JAR.getFileName() + " \"$FLINK_HOME/lib/\"");
+    String yaml = block(readme, "In `$FLINK_HOME/conf/config.yaml`:\n\n```yaml\n");
+    String command = block(readme, "with Flink's class path and nothing else:\n\n```sh\n");
+    assertThat(command).isEqualTo(
+        "java -cp \"$FLINK_HOME/lib/*\" io.amlease.flink.HaCheck \"$FLINK_HOME/conf\"");
+    Path lib = Files.createDirectories(flinkHome.resolve("lib"));
+    for (String jar : classPath().split(File.pathSeparator)) {
+      Files.createSymbolicLink(lib.resolve(Path.of(jar).getFileName()), Path.of(jar));
+    }
+    try (TestingServer server = ZkServers.standalone()) {
+      Path conf = Files.createDirectories(flinkHome.resolve("conf"));
+      Files.writeString(conf.resolve("config.yaml"), yaml.replace(
+          "zk1:2181,zk2:2181,zk3:2181", server.getConnectString()));
+
+      ProcessBuilder pb = new ProcessBuilder("bash", "-c", command).redirectErrorStream(true);
+      pb.environment().put("FLINK_HOME", flinkHome.toString());
+      Process p = pb.start();
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+
+      assertThat(p.exitValue()).as(out).isZero();
+      assertThat(out).contains("lease /amlease/flink/prod-1 on " + server.getConnectString()
+          + ": session timeout 30s").contains("leader: none");
+    }
+  }
+
+  /** The text from just after {@code opening} to the closing fence. */
+  private static String block(String text, String opening) {
+    int from = text.indexOf(opening);
+    assertThat(from).as(opening).isNotNegative();
+    from += opening.length();
+    return text.substring(from, text.indexOf("\n```", from));
+  }
+
   /** The shaded jar, Flink's jars, and SLF4J's API (which Flink's lib/ carries in flink-dist). */
   private static String classPath() throws Exception {
     String slf4j = Path.of(org.slf4j.LoggerFactory.class.getProtectionDomain().getCodeSource()

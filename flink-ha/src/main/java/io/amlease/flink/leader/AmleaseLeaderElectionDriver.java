@@ -51,6 +51,7 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
   private final CuratorFramework client;
   private final Listener listener;
   private final ExecutorService campaigner;
+  private final ExecutorService events;
   private final CuratorCache cache;
   private final Object lock = new Object();
   private final LeaderTerms terms;
@@ -76,16 +77,27 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
       t.setDaemon(true);
       return t;
     });
+    // Flink answers a change by publishing, a fenced write that may wait out a lost connection:
+    // on Curator's own thread it would hold up every other cache and watch of the client.
+    this.events = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "amlease-flink-info-" + config.holderId());
+      t.setDaemon(true);
+      return t;
+    });
     this.cache = CuratorCache.build(client, paths.components());
     cache.listenable().addListener(CuratorCacheListener.builder()
         .forCreatesAndChanges((before, after) -> changed(after))
         .forDeletes(this::deleted)
-        .build());
+        .build(), events);
     cache.start();
     campaigner.execute(this::campaign);
   }
 
-  /** Starts a new lease; retries while ZooKeeper cannot be reached. */
+  /**
+   * Starts a new lease; tries again while ZooKeeper cannot be reached or the connection fails
+   * during the start. Anything else (bad data, access denied, a session timeout that breaks G2) is
+   * Flink's to handle, as an error.
+   */
   private void campaign() {
     while (!closed) {
       Term term = new Term();
@@ -101,20 +113,28 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
       try {
         l.start();
         return;
-      } catch (LeaseException.Unavailable e) {
+      } catch (LeaseException e) {
+        l.close();
+        if (!Codes.transientFailure(e)) {
+          error(e);
+          return;
+        }
         LOG.warn("amlease HA: cannot campaign for {} yet ({}); trying again in {}",
             config.leasePath(), e.getMessage(), RETRY);
-        l.close();
         if (!sleep(RETRY)) {
           return;
         }
-      } catch (LeaseException | LeaseConfigException e) {
+      } catch (RuntimeException e) { // LeaseConfigException, or a bug: never end silently.
         l.close();
-        if (!closed) {
-          listener.onError(e);
-        }
+        error(e);
         return;
       }
+    }
+  }
+
+  private void error(Throwable e) {
+    if (!closed) {
+      listener.onError(e);
     }
   }
 
@@ -122,13 +142,15 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
   private final class Term implements LeaseListener {
     /** Set before the lease starts, so before any edge. */
     volatile ZkLease lease;
+    private volatile LeaderTerm held;
 
     @Override
     public void granted(Epoch epoch) {
       if (closed) {
         return;
       }
-      terms.granted(new LeaderTerm(lease, epoch));
+      held = new LeaderTerm(lease, epoch);
+      terms.granted(held);
       LOG.info("amlease HA: {} leads {} in epoch {}", config.holderId(), config.leasePath(),
           epoch.value());
       listener.onGrantLeadership(LeaderSessionIds.of(epoch));
@@ -136,7 +158,10 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
 
     @Override
     public void revoked(Epoch epoch, RevocationReason reason) {
-      terms.ended();
+      LeaderTerm h = held;
+      if (h != null) {
+        terms.ended(h);
+      }
       if (closed) {
         return;
       }
@@ -156,9 +181,7 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
 
     @Override
     public void failed(LeaseException cause) {
-      if (!closed) {
-        listener.onError(cause);
-      }
+      error(cause);
     }
   }
 
@@ -167,6 +190,11 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
     return !closed && terms.current().map(LeaderTerm::lasts).orElse(false);
   }
 
+  /**
+   * Publishes {@code info} for the term it was confirmed in: its leader session id names the
+   * epoch, and information of an earlier term (Flink handles a revocation after the next grant
+   * may already be held) is not written under a newer term's fence.
+   */
   @Override
   public void publishLeaderInformation(String componentId, LeaderInformation info) {
     LeaderTerm h = terms.current().orElse(null);
@@ -174,17 +202,37 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
       LOG.debug("not leading: leader information of {} not published", componentId);
       return;
     }
+    if (!info.isEmpty()
+        && LeaderSessionIds.epochOf(info.getLeaderSessionID()) != h.epoch().value()) {
+      LOG.info("amlease HA: leader information of {} for session {} not published: the term "
+          + "now held is epoch {}", componentId, info.getLeaderSessionID(), h.epoch().value());
+      return;
+    }
     try {
       write(h, componentId, ConnectionInfo.bytes(info));
-    } catch (LeaseException.NotLeader | LeaseException.Fenced e) {
-      LOG.info("amlease HA: leader information of {} not published: {}", componentId,
-          e.getMessage());
     } catch (LeaseException e) {
-      listener.onError(e);
+      failedWhileLeading(h, "publishing the leader information of " + componentId, e);
     }
   }
 
-  /** Sets, or creates, the component's node, fenced by the term's epoch. */
+  /**
+   * A write of term {@code h} failed: an error for Flink only while the term lasts; once it has
+   * ended, the revocation is Flink's news, and on its way.
+   */
+  private void failedWhileLeading(LeaderTerm h, String what, LeaseException e) {
+    if (e instanceof LeaseException.NotLeader || e instanceof LeaseException.Fenced
+        || !h.lasts()) {
+      LOG.info("amlease HA: {} refused, the term of epoch {} has ended: {}", what,
+          h.epoch().value(), e.getMessage());
+    } else {
+      error(e);
+    }
+  }
+
+  /**
+   * Sets, or creates, the component's node, fenced by the term's epoch; tries again after a lost
+   * connection while the term lasts (its deadline ends the loop).
+   */
   private void write(LeaderTerm h, String componentId, byte[] data) throws LeaseException {
     String path = paths.connectionInfo(componentId);
     while (true) {
@@ -192,24 +240,28 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
         h.write(List.of(Op.setData(path, data, -1)));
         return;
       } catch (LeaseException e) {
-        Code code = Codes.of(e);
-        if (code == Code.NONODE) {
-          createParent(paths.component(componentId));
-          try {
-            h.write(List.of(Op.create(path, data, h.acl(), CreateMode.PERSISTENT)));
-            return;
-          } catch (LeaseException again) {
-            if (Codes.of(again) != Code.NODEEXISTS) {
-              throw again;
-            }
-          }
-        } else if (code == Code.CONNECTIONLOSS && h.lasts()) {
-          sleep(WRITE_RETRY); // The term's deadline ends this loop.
-        } else {
-          throw e;
+        if (Codes.of(e) != Code.NONODE) {
+          retryOrThrow(h, e);
+          continue;
+        }
+      }
+      createParent(paths.component(componentId));
+      try {
+        h.write(List.of(Op.create(path, data, h.acl(), CreateMode.PERSISTENT)));
+        return;
+      } catch (LeaseException e) {
+        if (Codes.of(e) != Code.NODEEXISTS) {
+          retryOrThrow(h, e);
         }
       }
     }
+  }
+
+  private static void retryOrThrow(LeaderTerm h, LeaseException e) throws LeaseException {
+    if (Codes.of(e) != Code.CONNECTIONLOSS || !h.lasts()) {
+      throw e;
+    }
+    sleep(WRITE_RETRY);
   }
 
   /** An empty parent node, not fenced: it carries nothing, and a leader's write fills it. */
@@ -241,11 +293,8 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
           }
         }
       }
-    } catch (LeaseException.NotLeader | LeaseException.Fenced e) {
-      LOG.info("amlease HA: leader information of {} not deleted: {}", componentId,
-          e.getMessage());
     } catch (LeaseException e) {
-      listener.onError(e);
+      failedWhileLeading(h, "deleting the leader information of " + componentId, e);
     }
   }
 
@@ -284,8 +333,9 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
       closed = true;
       l = lease;
     }
-    terms.ended();
+    terms.current().filter(t -> t.lease() == l).ifPresent(terms::ended);
     cache.close();
+    events.shutdownNow();
     campaigner.shutdownNow();
     if (l != null) {
       l.close();

@@ -32,14 +32,37 @@ public final class Codes {
   }
 
   /**
-   * The write may or may not have been applied: the connection went before the answer came, or
-   * the failure was not ZooKeeper's answer at all. A refusal by the fence is never unknown.
+   * ZooKeeper's answers that say the multi was not applied. Any other failure may have been
+   * (a connection lost before the answer, a session closed under a request in flight, which
+   * ZooKeeper answers SESSIONEXPIRED, a request timeout), as Flink's own store assumes.
+   */
+  private static final java.util.Set<Code> NOT_APPLIED = java.util.EnumSet.of(Code.NODEEXISTS,
+      Code.NONODE, Code.BADVERSION, Code.NOTEMPTY, Code.NOAUTH, Code.BADARGUMENTS,
+      Code.INVALIDACL, Code.AUTHFAILED, Code.SESSIONMOVED, Code.NOTREADONLY);
+
+  /**
+   * The write may or may not have been applied. A refusal by the fence is never unknown, nor is
+   * one of {@link #NOT_APPLIED}.
    */
   public static boolean outcomeUnknown(LeaseException e) {
     if (e instanceof LeaseException.Fenced || e instanceof LeaseException.NotLeader) {
       return false;
     }
     Code code = of(e);
-    return code == null || code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT;
+    return code == null || !NOT_APPLIED.contains(code);
+  }
+
+  /** A failure of the connection or session: worth another try, not a reason to give up. */
+  public static boolean transientFailure(LeaseException e) {
+    if (e instanceof LeaseException.Unavailable) {
+      return true;
+    }
+    for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+      if (t instanceof KeeperException k) {
+        return k.code() == Code.CONNECTIONLOSS || k.code() == Code.SESSIONEXPIRED
+            || k.code() == Code.OPERATIONTIMEOUT || k.code() == Code.REQUESTTIMEOUT;
+      }
+    }
+    return false;
   }
 }

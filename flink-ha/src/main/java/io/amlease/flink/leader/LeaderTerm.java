@@ -26,9 +26,10 @@ public record LeaderTerm(Lease lease, Epoch epoch) {
     return lease.fencedWrite(epoch, ops);
   }
 
-  /** Whether the term still lasts here (not revoked, deadline not passed). */
+  /** Whether the term still lasts here: not revoked, and its deadline not passed. */
   public boolean lasts() {
-    return lease.state().holder() && lease.state().epoch().map(epoch::equals).orElse(false);
+    io.amlease.lease.LeaseState s = lease.state();
+    return s.holder() && s.epoch().map(epoch::equals).orElse(false) && !s.timeLeft().isZero();
   }
 
   /** The ACL for nodes the term creates: only the lease's owner may change them. */

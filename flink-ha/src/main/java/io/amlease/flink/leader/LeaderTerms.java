@@ -8,18 +8,22 @@ import java.util.Optional;
  * creates them for a new leader session. One per HA services instance.
  */
 public final class LeaderTerms {
-  private volatile LeaderTerm current;
+  private final java.util.concurrent.atomic.AtomicReference<LeaderTerm> current =
+      new java.util.concurrent.atomic.AtomicReference<>();
 
   void granted(LeaderTerm term) {
-    current = term;
+    current.set(term);
   }
 
-  void ended() {
-    current = null;
+  /**
+   * Term {@code term} has ended; a newer one (a later driver on the same services) is left alone.
+   */
+  void ended(LeaderTerm term) {
+    current.compareAndSet(term, null);
   }
 
   /** The term held now; empty between terms and on a JobManager that does not lead. */
   public Optional<LeaderTerm> current() {
-    return Optional.ofNullable(current);
+    return Optional.ofNullable(current.get());
   }
 }

@@ -90,7 +90,9 @@ public final class FencedCheckpointIdCounter implements CheckpointIDCounter {
         if (Codes.of(e) != Code.BADVERSION) {
           throw e;
         }
-        // Another increment came first (within this term): read again.
+        // Another increment came first (within this term): read again, after the server this
+        // client reads from has caught up with it.
+        ZkClients.sync(client.getZookeeperClient().getZooKeeper(), path, SYNC_WITHIN);
       }
     }
   }

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * grace costs no leadership, and the leader session id carries the epoch.
  */
 class AmleaseLeaderElectionDriverTest {
-  /** T = 4 s: grace 2.67 s, so losing leadership takes seconds, not half a minute. */
+  /** T = 4 s: grace 2.13 s, so losing leadership takes seconds, not half a minute. */
   private static final Duration T = Duration.ofSeconds(4);
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final AtomicInteger PATHS = new AtomicInteger();
@@ -127,18 +127,54 @@ class AmleaseLeaderElectionDriverTest {
       UUID session = awaitGrant(listener);
 
       proxy.silent();
-      Thread.sleep(1000); // The fault's length (grace 2.67 s), not an assertion.
+      Thread.sleep(1000); // The fault's length (grace 2.13 s), not an assertion.
       proxy.heal();
 
-      // Two renewals after the heal: had the grace run out, the revocation would have come.
+      // Three renewals after the heal: had the grace run out, the revocation would have come.
       Duration renew = config(proxy.connectString(), "a").requestedTiming().renewInterval();
-      assertThat(listener.next(Events.Revoked.class, renew.multipliedBy(3)))
+      assertThat(listener.nextEdge(renew.multipliedBy(3))).as("no revocation, no new grant")
           .isEmpty();
       assertThat(d.hasLeadership()).isTrue();
-      assertThat(LeaderSessionIds.epochOf(session)).isEqualTo(1);
       d.publishLeaderInformation("rest", LeaderInformation.known(session, "http://a:8081"));
       assertThat(retrieve("rest").waitForNewLeader()).isEqualTo("http://a:8081");
     }
+  }
+
+  @Test
+  void campaignsAgainAfterARevocationWithEdgesInOrder() throws Exception {
+    Events listener = new Events();
+    try (FaultProxy proxy = FaultProxy.start(
+        new InetSocketAddress("127.0.0.1", server.getPort()))) {
+      AmleaseLeaderElectionDriver d = driver(proxy.connectString(), "a", listener);
+      assertThat(listener.nextEdge(WAIT)).get().isInstanceOf(Events.Granted.class);
+
+      proxy.silent(); // Longer than T: revoked at the grace, and the session expires.
+      assertThat(listener.nextEdge(WAIT)).get().isInstanceOf(Events.Revoked.class);
+      assertThat(d.hasLeadership()).isFalse();
+      Thread.sleep(T.toMillis()); // Until the server has expired the session: not an assertion.
+      proxy.heal();
+
+      Events.Event next = listener.nextEdge(WAIT).orElseThrow();
+      assertThat(next).isInstanceOf(Events.Granted.class);
+      assertThat(LeaderSessionIds.epochOf(((Events.Granted) next).session())).isEqualTo(2);
+      assertThat(d.hasLeadership()).isTrue();
+    }
+  }
+
+  @Test
+  void informationOfAnEarlierTermIsNotPublishedUnderANewerOne() throws Exception {
+    Events listener = new Events();
+    AmleaseLeaderElectionDriver d = driver("a", listener);
+    UUID session = awaitGrant(listener);
+
+    UUID earlier = new UUID(LeaderSessionIds.epochOf(session) - 1, 42);
+    d.publishLeaderInformation("rest", LeaderInformation.known(earlier, "http://stale"));
+    d.publishLeaderInformation("dispatcher", LeaderInformation.known(session, "http://a"));
+
+    TestingListener dispatcher = retrieve("dispatcher");
+    dispatcher.waitForNewLeader();
+    assertThat(ownerClient().checkExists().forPath(new ComponentPaths(base)
+        .connectionInfo("rest"))).isNull();
   }
 
   @Test

@@ -54,6 +54,27 @@ final class Events implements LeaderElectionDriver.Listener {
     queue.add(new Error(t));
   }
 
+  /**
+   * The next grant or revocation within {@code within}, in the order the driver reported them
+   * (information changes are skipped); empty if none came.
+   */
+  Optional<Event> nextEdge(Duration within) throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (true) {
+      long left = deadline - System.nanoTime();
+      Event e = left <= 0 ? null : queue.poll(left, TimeUnit.NANOSECONDS);
+      if (e == null) {
+        return Optional.empty();
+      }
+      if (e instanceof Error err) {
+        throw new AssertionError("the driver reported an error", err.cause());
+      }
+      if (!(e instanceof Changed)) {
+        return Optional.of(e);
+      }
+    }
+  }
+
   /** The next event of {@code type} within {@code within}, skipping others; empty if none came. */
   <T extends Event> Optional<T> next(Class<T> type, Duration within) throws InterruptedException {
     long deadline = System.nanoTime() + within.toNanos();

@@ -98,26 +98,45 @@ class FencedStateHandleStoreTest {
         .isInstanceOf(StateHandleStore.NotExistException.class);
   }
 
-  @Test
-  void aSupersededTermCanNeitherAddNorReplaceNorRemove() throws Exception {
-    FencedStateHandleStore<String> store = store(true);
-    RetrievableStateHandle<String> kept = store.addAndLock("/0000000000000000001", "kept");
-    IntegerResourceVersion v = store.exists("/0000000000000000001");
-    long filesBefore = stateFiles();
+  // A superseded term's writes, each in a fixture of its own: the first refusal revokes the lease
+  // (FENCED), after which it would refuse locally and ZooKeeper would not be asked.
 
+  @Test
+  void zooKeeperRefusesASupersededTermsAdd() throws Exception {
+    FencedStateHandleStore<String> store = store(true);
     fixture.supersede();
 
     assertThatThrownBy(() -> store.addAndLock("/0000000000000000002", "stale"))
         .isInstanceOf(LeaseException.Fenced.class);
     assertThat(store.exists("/0000000000000000002").isExisting()).isFalse();
-    assertThatThrownBy(() -> store.replace("/0000000000000000001", v, "stale"))
-        .isInstanceOfAny(LeaseException.Fenced.class, LeaseException.NotLeader.class);
-    assertThat(store.releaseAndTryRemove("/0000000000000000001")).isFalse();
-    assertThatThrownBy(store::clearEntries).isInstanceOf(LeaseException.NotLeader.class);
+    assertThat(stateFiles()).as("the refused add's file was discarded").isZero();
+  }
 
+  @Test
+  void zooKeeperRefusesASupersededTermsReplace() throws Exception {
+    FencedStateHandleStore<String> store = store(true);
+    store.addAndLock("/0000000000000000001", "kept");
+    IntegerResourceVersion v = store.exists("/0000000000000000001");
+    fixture.supersede();
+
+    assertThatThrownBy(() -> store.replace("/0000000000000000001", v, "stale"))
+        .isInstanceOf(LeaseException.Fenced.class);
     assertThat(store.getAndLock("/0000000000000000001").retrieveState()).isEqualTo("kept");
-    assertThat(kept.retrieveState()).isEqualTo("kept"); // Its file was not discarded.
-    assertThat(stateFiles()).isEqualTo(filesBefore); // No file left by the refused writes.
+    assertThat(stateFiles()).as("old kept, new discarded").isEqualTo(1);
+  }
+
+  @Test
+  void zooKeeperRefusesASupersededTermsRemoveAndTheStateStays() throws Exception {
+    FencedStateHandleStore<String> store = store(true);
+    RetrievableStateHandle<String> kept = store.addAndLock("/0000000000000000001", "kept");
+    fixture.supersede();
+
+    assertThat(store.releaseAndTryRemove("/0000000000000000001")).isFalse();
+    assertThat(fixture.lease.stats().fencedWriteFailures()).as("refused by ZooKeeper")
+        .isEqualTo(1);
+    assertThat(store.getAndLock("/0000000000000000001").retrieveState()).isEqualTo("kept");
+    assertThat(kept.retrieveState()).as("its file was not discarded").isEqualTo("kept");
+    assertThatThrownBy(store::clearEntries).isInstanceOf(LeaseException.NotLeader.class);
   }
 
   @Test
