@@ -144,6 +144,28 @@ class MiniClusterFailoverTest {
     assertThat(restored.getCheckpointId()).as("B restored A's last checkpoint")
         .isGreaterThanOrEqualTo(beforePartition);
     assertThat(epoch()).isEqualTo(2);
+
+    // Every checkpoint pointer made since epoch 2 began is one of B's: A wrote none after B led.
+    proxyA.heal(); // A may now reach ZooKeeper again; its old term's writes stay refused.
+    long epoch2 = reader.checkExists().forPath("/amlease/flink/e2e/epoch").getMzxid();
+    String dir = "/amlease/flink/e2e/jobs/" + job + "/checkpoints";
+    await().atMost(WAIT).until(() -> latest(checkpoints(job)) > beforePartition + 4);
+    var history = b.getExecutionGraph(job).get().getCheckpointStatsSnapshot().getHistory()
+        .getCheckpoints().stream()
+        .filter(c -> c.getStatus() == org.apache.flink.runtime.checkpoint.CheckpointStatsStatus
+            .COMPLETED)
+        .map(c -> c.getCheckpointId()).toList();
+    int checked = 0;
+    for (String child : reader.getChildren().forPath(dir)) {
+      var stat = reader.checkExists().forPath(dir + "/" + child);
+      if (stat != null && stat.getCzxid() > epoch2) {
+        assertThat(history).as("pointer %s, made in epoch 2", child)
+            .contains(Long.parseLong(child));
+        checked++;
+      }
+    }
+    assertThat(checked).as("pointers made in epoch 2").isPositive();
+    assertThat(epoch()).as("A did not lead again while B held the lease").isEqualTo(2);
   }
 
   /**

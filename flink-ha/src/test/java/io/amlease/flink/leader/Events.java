@@ -59,24 +59,17 @@ final class Events implements LeaderElectionDriver.Listener {
    * (information changes are skipped); empty if none came.
    */
   Optional<Event> nextEdge(Duration within) throws InterruptedException {
-    long deadline = System.nanoTime() + within.toNanos();
-    while (true) {
-      long left = deadline - System.nanoTime();
-      Event e = left <= 0 ? null : queue.poll(left, TimeUnit.NANOSECONDS);
-      if (e == null) {
-        return Optional.empty();
-      }
-      if (e instanceof Error err) {
-        throw new AssertionError("the driver reported an error", err.cause());
-      }
-      if (!(e instanceof Changed)) {
-        return Optional.of(e);
-      }
-    }
+    return next(e -> e instanceof Granted || e instanceof Revoked, within);
   }
 
   /** The next event of {@code type} within {@code within}, skipping others; empty if none came. */
   <T extends Event> Optional<T> next(Class<T> type, Duration within) throws InterruptedException {
+    return next(type::isInstance, within).map(type::cast);
+  }
+
+  /** Fails on an error unless errors are what is asked for. */
+  private Optional<Event> next(java.util.function.Predicate<Event> wanted, Duration within)
+      throws InterruptedException {
     long deadline = System.nanoTime() + within.toNanos();
     while (true) {
       long left = deadline - System.nanoTime();
@@ -84,11 +77,11 @@ final class Events implements LeaderElectionDriver.Listener {
       if (e == null) {
         return Optional.empty();
       }
-      if (e instanceof Error err && type != Error.class) {
+      if (e instanceof Error err && !wanted.test(e)) {
         throw new AssertionError("the driver reported an error", err.cause());
       }
-      if (type.isInstance(e)) {
-        return Optional.of(type.cast(e));
+      if (wanted.test(e)) {
+        return Optional.of(e);
       }
     }
   }
