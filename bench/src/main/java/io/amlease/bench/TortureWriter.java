@@ -1,10 +1,13 @@
 package io.amlease.bench;
 
+import io.amlease.lease.Epoch;
+import io.amlease.lease.zk.EpochGuard;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -19,7 +22,7 @@ import org.apache.zookeeper.ZooKeeper;
  * {@link #EVERY} that it is alive, and writes to the lane's data node as often, recording each write
  * ZooKeeper accepted. Under amlease's {@code hold} (which puts {@code AMLEASE_ZK},
  * {@code AMLEASE_LEASE} and {@code AMLEASE_EPOCH_TOKEN} in its environment) each write is fenced:
- * {@code multi(check(LEASE/epoch, token), setData)}, as an application would use the token; once a
+ * {@code multi(EpochGuard.ops(lease, epoch), setData)}, as an application would use the token; once a
  * write is refused for its token it writes no more. Under a latch holder ({@code TORTURE_ZK}) it
  * writes plainly, as a latch user's code would.
  *
@@ -57,29 +60,32 @@ public final class TortureWriter {
     String connect = token != null ? System.getenv("AMLEASE_ZK") : System.getenv("TORTURE_ZK");
     int sessionMs = Integer.parseInt(System.getenv().getOrDefault("TORTURE_SESSION_MS", "10000"));
     ZooKeeper zk = new ZooKeeper(connect, sessionMs, event -> { });
-    w.writeForever(zk, args[2], token == null ? null : System.getenv("AMLEASE_LEASE") + "/epoch",
-        token == null ? -1 : Integer.parseInt(token));
+    w.writeForever(zk, args[2], token == null ? null : EpochGuard.ops(System.getenv("AMLEASE_LEASE"),
+        new Epoch(Long.parseLong(System.getenv("AMLEASE_EPOCH")), Integer.parseInt(token),
+            System.getenv("AMLEASE_EPOCH_INCARNATION"))));
   }
 
-  private void writeForever(ZooKeeper zk, String data, String epochPath, int token) {
+  private void writeForever(ZooKeeper zk, String data, List<Op> guard) {
     byte[] bytes = Long.toString(ProcessHandle.current().pid()).getBytes(StandardCharsets.US_ASCII);
     boolean fenced = false;
     while (true) {
       if (!fenced) {
         try {
           int version;
-          if (epochPath == null) {
+          if (guard == null) {
             version = zk.setData(data, bytes, -1).getVersion();
           } else {
-            List<OpResult> r = zk.multi(List.of(Op.check(epochPath, token),
-                Op.setData(data, bytes, -1)));
-            version = ((OpResult.SetDataResult) r.get(1)).getStat().getVersion();
+            List<Op> ops = new ArrayList<>(guard);
+            ops.add(Op.setData(data, bytes, -1));
+            List<OpResult> r = zk.multi(ops);
+            version = ((OpResult.SetDataResult) r.get(EpochGuard.OPS)).getStat().getVersion();
           }
           record("W " + version + " " + System.nanoTime());
-        } catch (KeeperException.BadVersionException e) {
-          fenced = true;
-          record("F " + System.nanoTime());
         } catch (KeeperException e) {
+          if (guard != null && EpochGuard.refused(e)) {
+            fenced = true;
+            record("F " + System.nanoTime());
+          }
           // Not connected, or the server lost its quorum: the next round tries again.
         } catch (InterruptedException e) {
           return;

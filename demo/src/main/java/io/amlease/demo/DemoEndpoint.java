@@ -30,7 +30,8 @@ public final class DemoEndpoint {
 
   public static void main(String[] args) throws Exception {
     Epoch epoch = new Epoch(Long.parseLong(System.getenv("AMLEASE_EPOCH")),
-        Integer.parseInt(System.getenv("AMLEASE_EPOCH_TOKEN")));
+        Integer.parseInt(System.getenv("AMLEASE_EPOCH_TOKEN")),
+        System.getenv("AMLEASE_EPOCH_INCARNATION"));
     try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
       publish(epoch, server.getLocalPort());
       System.out.println("endpoint: epoch " + epoch.value() + " serves " + NAME + "=127.0.0.1:"

@@ -41,17 +41,19 @@ public interface Lease extends AutoCloseable {
   List<OpResult> fencedWrite(Epoch epoch, List<Op> ops) throws LeaseException;
 
   /**
-   * The fence as an op for a transaction of your own (etcd's {@code Mutex.IsOwner()}):
-   * {@code check(<lease>/epoch, token)}. Put it first in a {@code multi}, on any client: ZooKeeper
-   * applies the multi only while {@code epoch} is the lease's current term (G3), and fails it at
-   * op 0 once a newer term exists. Refused locally like {@link #fencedWrite}. Unlike
-   * {@link #fencedWrite}, this lease does not see the answer: on a failure at op 0, stop acting and
-   * {@link #revoke} with FENCED. The op checks the epoch, not this holder's deadline (G2): send the
+   * The fence as ops for a transaction of your own (etcd's {@code Mutex.IsOwner()}):
+   * {@code check(<lease>/epoch, token)} and the check of the epoch node's incarnation
+   * ({@link io.amlease.lease.zk.EpochGuard}). Put them first in a {@code multi}, on any client:
+   * ZooKeeper applies the multi only while {@code epoch} is the lease's current term (G3), and fails
+   * it at op 0 or 1 once a newer term exists or the lease was deleted and made again
+   * ({@code EpochGuard.refused}). Refused locally like {@link #fencedWrite}. Unlike
+   * {@link #fencedWrite}, this lease does not see the answer: on such a failure, stop acting and
+   * {@link #revoke} with FENCED. The ops check the epoch, not this holder's deadline (G2): send the
    * multi at once, as {@link #fencedWrite} does.
    *
    * @throws LeaseException.NotLeader not holding with {@code epoch}, or its deadline has passed
    */
-  Op guard(Epoch epoch) throws LeaseException.NotLeader;
+  List<Op> guard(Epoch epoch) throws LeaseException.NotLeader;
 
   /** Replaces the advertised details in {@code <lease>/leader}, as a fenced write. */
   void updateDetails(Epoch epoch, LeaderDetails details) throws LeaseException;

@@ -28,6 +28,12 @@ public interface LeaseObserver {
   default void renewalFailed(Epoch epoch, long sessionId, String detail) {}
 
   /**
+   * The term's session reconnected with a shorter timeout that G2 still allows: the term goes on
+   * with {@code timing}, whose grace (and so the deadline) is shorter.
+   */
+  default void timingChanged(Epoch epoch, long sessionId, LeaseTiming timing) {}
+
+  /**
    * A fenced write reached ZooKeeper; {@code refused} when the epoch check failed (the write was
    * not applied and the term ends FENCED). {@code detail} is null unless refused.
    */

@@ -16,6 +16,11 @@ public enum RevocationReason {
   NEWER_ATTEMPT,
   /** The ResourceManager asked us to shut down or no longer knows our attempt (G6). */
   RM_SHUTDOWN,
+  /**
+   * A reconnect of the term's session negotiated a shorter session timeout (another server's
+   * bounds), for which the term's timing breaks G2.
+   */
+  TIMEOUT_RENEGOTIATED,
   /** The holder released the lease cleanly. */
   RELEASED
 }

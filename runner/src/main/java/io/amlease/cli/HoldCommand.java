@@ -95,7 +95,7 @@ final class HoldCommand {
   String help() {
     return cli.help("amlease hold --zk CONNECT --lease PATH [options] -- COMMAND [ARGS...]",
         "Waits until it holds the lease, then runs COMMAND with AMLEASE_EPOCH, AMLEASE_EPOCH_TOKEN, "
-            + "AMLEASE_LEASE, AMLEASE_HOLDER and AMLEASE_ZK in its environment, and AMLEASE_PUBLISH "
+            + "AMLEASE_EPOCH_INCARNATION, AMLEASE_LEASE, AMLEASE_HOLDER and AMLEASE_ZK in its environment, and AMLEASE_PUBLISH "
             + "('$AMLEASE_PUBLISH rpc=host:port' publishes its endpoints). Durations: 500ms, 10s, "
             + "2m, 1h.\n\n", "\n" + ExitCodes.HOLD_TABLE);
   }
@@ -233,6 +233,7 @@ final class HoldCommand {
       child = launcher.start(command, Map.of(
           "AMLEASE_EPOCH", Long.toString(epoch.value()),
           "AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token()),
+          "AMLEASE_EPOCH_INCARNATION", epoch.incarnation(),
           "AMLEASE_LEASE", config.leasePath(),
           "AMLEASE_HOLDER", config.holderId(),
           "AMLEASE_ZK", config.connectString(),

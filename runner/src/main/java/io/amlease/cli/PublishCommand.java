@@ -24,6 +24,7 @@ final class PublishCommand {
   static final String ENV_LEASE = "AMLEASE_LEASE";
   static final String ENV_EPOCH = "AMLEASE_EPOCH";
   static final String ENV_TOKEN = "AMLEASE_EPOCH_TOKEN";
+  static final String ENV_INCARNATION = "AMLEASE_EPOCH_INCARNATION";
 
   private final CommandLines cli = new CommandLines("publish")
       .keyed("zk", "CONNECT", LeaseConfig.CONNECT, "ZooKeeper connect string (default: $"
@@ -38,7 +39,9 @@ final class PublishCommand {
       .keyed("sasl-login-context", "NAME", LeaseConfig.SASL_LOGIN_CONTEXT,
           "JAAS login context to log in to ZooKeeper with (default Client)")
       .flag("epoch", "N", "the term's epoch (default: $" + ENV_EPOCH + ")")
-      .flag("token", "N", "the term's fencing token (default: $" + ENV_TOKEN + ")");
+      .flag("token", "N", "the term's fencing token (default: $" + ENV_TOKEN + ")")
+      .flag("incarnation", "NAME", "the epoch node's incarnation the token is bound to (default: $"
+          + ENV_INCARNATION + ")");
   private final PrintStream out;
   private final PrintStream err;
   private final Function<String, String> env;
@@ -50,7 +53,8 @@ final class PublishCommand {
   }
 
   String help() {
-    return cli.help("amlease publish [--zk CONNECT --lease PATH --epoch N --token N] NAME=URL...",
+    return cli.help("amlease publish [--zk CONNECT --lease PATH --epoch N --token N "
+            + "--incarnation NAME] NAME=URL...",
         "Adds the endpoints NAME=URL (e.g. rpc=host:7000 http=http://host:8080/) to the leader info "
             + "of the term this process runs under, as a write ZooKeeper accepts only while that "
             + "term's token is current. COMMAND of 'amlease hold' and the master of 'amlease "
@@ -100,7 +104,8 @@ final class PublishCommand {
                 : " (or $" + ENV_ZK + " and $" + ENV_LEASE + ", which hold and the AM set)"));
       }
       epoch = new Epoch(number(cl, "epoch", ownLease ? ENV_EPOCH : null, 1),
-          (int) number(cl, "token", ownLease ? ENV_TOKEN : null, 0));
+          (int) number(cl, "token", ownLease ? ENV_TOKEN : null, 0),
+          incarnation(cl, ownLease ? ENV_INCARNATION : null));
     } catch (CommandLines.UsageException e) {
       err.println("amlease publish: " + e.getMessage());
       err.println("(see amlease publish --help)");
@@ -125,6 +130,23 @@ final class PublishCommand {
     if (v != null && !v.isBlank()) {
       keys.put(key, v);
     }
+  }
+
+  /** {@code --incarnation}, else {@code $var} (when not null), as the holder named it. */
+  private String incarnation(CommandLine cl, String var) throws CommandLines.UsageException {
+    String v = cl.hasOption("incarnation") ? cl.getOptionValue("incarnation")
+        : var == null ? null : env.apply(var);
+    if (v == null || v.isBlank()) {
+      throw new CommandLines.UsageException("--incarnation is required" + (var == null
+          ? " with --zk or --lease (the environment's term is another lease's)"
+          : " (or $" + var + ", which hold and the AM set for their COMMAND)"));
+    }
+    if (!Epoch.INCARNATION.matcher(v.trim()).matches()) {
+      throw new CommandLines.UsageException((cl.hasOption("incarnation") ? "--incarnation"
+          : "$" + var) + ": '" + v + "' is not an incarnation name (" + Epoch.INCARNATION.pattern()
+          + ")");
+    }
+    return v.trim();
   }
 
   /** {@code --flag}, else {@code $var} (when not null); a whole number within [min, 2^31 - 1]. */

@@ -71,6 +71,9 @@ class HoldCommandTest {
     assertThat(Files.readAllLines(env)).contains("AMLEASE_EPOCH=1", "AMLEASE_EPOCH_TOKEN=1",
         "AMLEASE_LEASE=" + lease, "AMLEASE_HOLDER=holder-a",
         "AMLEASE_ZK=" + server.getConnectString());
+    // The incarnation the token is bound to: the epoch node's one child.
+    assertThat(Files.readAllLines(env)).contains("AMLEASE_EPOCH_INCARNATION="
+        + zk.children(lease + "/epoch").get(0));
     assertReleased();
     // G4: shared state stays; the next holder continues from epoch 1.
     assertThat(zk.data(lease + "/epoch")).isEqualTo("1");

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  * ZooKeeper and races that would make the bad orderings rare.
  */
 class HoldEdgesTest {
-  private static final Epoch E1 = new Epoch(1, 0);
+  private static final Epoch E1 = new Epoch(1, 0, "i-test");
   private static final LeaseConfig CONFIG = LeaseConfig.builder().connectString("127.0.0.1:1")
       .leasePath("/edges").holderId("edges").stopTimeout(Duration.ofSeconds(1)).build();
 
@@ -130,7 +130,7 @@ class HoldEdgesTest {
     }
 
     @Override
-    public Op guard(Epoch epoch) {
+    public List<Op> guard(Epoch epoch) {
       throw new UnsupportedOperationException();
     }
 

@@ -93,7 +93,8 @@ class PublishCommandTest {
       assertThat(stale.exitCode()).as(stale.err()).isEqualTo(ExitCodes.LEASE_LOST);
       assertThat(stale.err()).contains("epoch 1");
       // Epoch 1's token with epoch 2's number: ZooKeeper's check on <lease>/epoch refuses it.
-      InProcess.Result forged = publish(new Epoch(2, first.token()), "rpc=a:1");
+      InProcess.Result forged = publish(new Epoch(2, first.token(), first.incarnation()),
+          "rpc=a:1");
       assertThat(forged.exitCode()).as(forged.err()).isEqualTo(ExitCodes.LEASE_LOST);
       assertThat(forged.err()).contains("superseded");
       assertThat(leaderJson().path("urls").size()).as("b's leader info untouched").isZero();
@@ -146,7 +147,7 @@ class PublishCommandTest {
       b.awaitGrant(SOON);
       Map<String, String> env = Map.of("AMLEASE_ZK", server.getConnectString(), "AMLEASE_LEASE",
           lease, "AMLEASE_EPOCH", Long.toString(ofA.value()), "AMLEASE_EPOCH_TOKEN",
-          Integer.toString(ofA.token()));
+          Integer.toString(ofA.token()), "AMLEASE_EPOCH_INCARNATION", ofA.incarnation());
       java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
       int exit = new PublishCommand(new java.io.PrintStream(new java.io.ByteArrayOutputStream()),
           new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8), env::get)
@@ -167,7 +168,8 @@ class PublishCommandTest {
 
   private InProcess.Result publish(Epoch e, String... endpoints) {
     String[] head = {"publish", "--zk", server.getConnectString(), "--lease", lease, "--epoch",
-        Long.toString(e.value()), "--token", Integer.toString(e.token())};
+        Long.toString(e.value()), "--token", Integer.toString(e.token()), "--incarnation",
+        e.incarnation()};
     String[] args = new String[head.length + endpoints.length];
     System.arraycopy(head, 0, args, 0, head.length);
     System.arraycopy(endpoints, 0, args, head.length, endpoints.length);

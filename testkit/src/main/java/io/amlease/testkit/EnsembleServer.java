@@ -123,6 +123,21 @@ final class EnsembleServer {
         }
     }
 
+    /** Sets one {@code zoo.cfg} key of a stopped server, for its next start. */
+    synchronized void set(String key, String value) throws IOException {
+        if (run != null) {
+            throw new IllegalStateException("server " + id + " is running: kill it before changing " + key);
+        }
+        Properties p = new Properties();
+        try (var in = Files.newInputStream(configFile())) {
+            p.load(in);
+        }
+        p.setProperty(key, value);
+        try (var out = Files.newOutputStream(configFile())) {
+            p.store(out, "ZkEnsemble server " + id);
+        }
+    }
+
     boolean isRunning() {
         return run != null;
     }

@@ -230,6 +230,24 @@ public final class ZkEnsemble implements AutoCloseable {
         LOG.info("server {}: restarted", id);
     }
 
+    /**
+     * A rolling restart's step with a new setting: stops the server, sets {@code key} in its
+     * {@code zoo.cfg} (e.g. {@code maxSessionTimeout}), starts it again and waits until it serves.
+     */
+    public void restartWith(int id, String key, String value) throws IOException {
+        EnsembleServer s = server(id);
+        s.kill();
+        s.set(key, value);
+        s.start();
+        LOG.info("server {}: restarted with {}={}", id, key, value);
+        awaitServing(id);
+    }
+
+    /** The address of the server's client port, for a proxy in front of it. */
+    public InetSocketAddress clientAddress(int id) {
+        return new InetSocketAddress("127.0.0.1", server(id).clientPort);
+    }
+
     /** Stops every server, starts them all again and waits until they serve. */
     public void restartAll() {
         servers.values().forEach(EnsembleServer::kill);

@@ -419,6 +419,7 @@ public final class ApplicationMaster {
     env.putAll(attemptEnv());
     env.putAll(Map.of("AMLEASE_EPOCH", Long.toString(epoch.value()),
         "AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token()),
+        "AMLEASE_EPOCH_INCARNATION", epoch.incarnation(),
         "AMLEASE_PUBLISH", ThisJvm.publishCommand(config, KeytabLogin.jaasFile(settings))));
     ChildProcess child = ChildProcess.start(settings.masterCommand(), env, config.stopTimeout());
     LOG.info("epoch {}: master command {} running (pid {})", epoch.value(), settings.masterCommand(),

@@ -241,6 +241,7 @@ final class Workers implements AutoCloseable {
       env.putAll(attemptEnv);
       env.put("AMLEASE_EPOCH", Long.toString(epoch.value()));
       env.put("AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token()));
+      env.put("AMLEASE_EPOCH_INCARNATION", epoch.incarnation());
       ContainerLaunchContext ctx = ContainerLaunchContext.newInstance(files, env,
           List.of("bash -c '" + settings.workerCommand().replace("'", "'\\''") + "'"
               + " 1><LOG_DIR>/worker.stdout 2><LOG_DIR>/worker.stderr"), null,

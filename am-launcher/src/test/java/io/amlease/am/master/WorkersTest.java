@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
 class WorkersTest {
   private static final Priority WORKER = Priority.newInstance(1);
   private static final Resource SIZE = Resource.newInstance(128, 1);
-  private static final Epoch EPOCH = new Epoch(1, 1);
+  private static final Epoch EPOCH = new Epoch(1, 1, "i-test");
   private static final ApplicationAttemptId ATTEMPT =
       ApplicationAttemptId.newInstance(ApplicationId.newInstance(1, 1), 1);
 

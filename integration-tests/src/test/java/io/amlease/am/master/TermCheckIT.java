@@ -48,7 +48,8 @@ class TermCheckIT {
          TermCheck check = new TermCheck(lease)) {
       Epoch epoch = Leases.awaitGrant(grants);
       assertThat(check.holds(epoch)).isTrue();
-      assertThat(check.holds(new Epoch(epoch.value() + 1, epoch.token() + 1)))
+      assertThat(check.holds(new Epoch(epoch.value() + 1, epoch.token() + 1,
+          epoch.incarnation())))
           .as("another epoch").isFalse();
     }
   }

@@ -109,12 +109,15 @@ final class Election implements AutoCloseable {
     try {
       ZooKeeper zk = owner.zk().get();
       long session = zk.getSessionId();
-      EpochHint.Seen seen = session == 0 || zk.getSessionTimeout() <= 0 ? null : hint.take();
+      String incarnation = nodes.knownIncarnation();
+      EpochHint.Seen seen = session == 0 || zk.getSessionTimeout() <= 0 || incarnation == null
+          ? null : hint.take();
       if (seen == null) {
         return false;
       }
       LeaseTiming timing = multi.timing(zk, session);
-      AcquiringMulti.Attempt a = multi.attempt(ours, session, seen.value(), seen.version(), null);
+      AcquiringMulti.Attempt a = multi.attempt(ours, session, seen.value(), seen.version(),
+          incarnation, null);
       long sent = clock.nanoTime();
       zk.multi(a.ops(), (rc, path, ctx, results) -> {
         if (Code.get(rc) != Code.OK || zk.getSessionId() != session) {
@@ -172,9 +175,11 @@ final class Election implements AutoCloseable {
       }
       LeaseTiming timing = multi.timing(zk, session);
       EpochHint.Seen seen = hint.take();
-      if (seen != null) {
+      String known = nodes.knownIncarnation();
+      if (seen != null && known != null) {
         try {
-          acquire(zk, multi.attempt(ours, session, seen.value(), seen.version(), null), timing);
+          acquire(zk, multi.attempt(ours, session, seen.value(), seen.version(), known, null),
+              timing);
           return;
         } catch (KeeperException e) {
           if (!AcquiringMulti.staleHint(e)) {
@@ -184,7 +189,8 @@ final class Election implements AutoCloseable {
       }
       Stat epochStat = new Stat();
       long current = nodes.readEpoch(zk, epochStat);
-      acquire(zk, multi.attempt(ours, session, current, epochStat.getVersion(),
+      String incarnation = nodes.incarnation(zk, epochStat);
+      acquire(zk, multi.attempt(ours, session, current, epochStat.getVersion(), incarnation,
           zk.exists(paths.leader(), false)), timing);
     } catch (KeeperException e) {
       int failed = Multis.failedOp(e);

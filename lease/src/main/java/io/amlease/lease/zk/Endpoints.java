@@ -6,6 +6,7 @@ import io.amlease.lease.Epoch;
 import io.amlease.lease.LeaderInfo;
 import io.amlease.lease.LeaseException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -80,18 +81,23 @@ public final class Endpoints {
         urls.forEach(merged::put);
         byte[] updated = JSON.writeValueAsBytes(tree);
         try {
-          zk.multi(List.of(Op.check(paths.epoch(), epoch.token()),
-              Op.setData(paths.leader(), updated, stat.getVersion())));
+          List<Op> ops = new ArrayList<>(EpochGuard.ops(leasePath, epoch));
+          ops.add(Op.setData(paths.leader(), updated, stat.getVersion()));
+          zk.multi(ops);
           return LeaderInfo.fromJson(paths.leader(), updated);
         } catch (KeeperException e) {
           int failed = Multis.failedOp(e);
           if (failed == 0 && e.code() == Code.NONODE) {
             throw new LeaseException.BadData(paths.epoch() + " is missing: the lease is damaged "
                 + "(see \"Repairing a damaged lease\" in the README)");
-          } else if (failed == 0) {
+          } else if (EpochGuard.incarnationGone(e)) {
+            throw new LeaseException.Fenced(paths.epoch() + " is not the node epoch "
+                + epoch.value() + " was acquired on (incarnation " + epoch.incarnation()
+                + " is gone: the lease was deleted since); nothing written", e);
+          } else if (EpochGuard.refused(e)) {
             throw new LeaseException.Fenced(paths.epoch() + " is no longer at token "
                 + epoch.token() + ": epoch " + epoch.value() + " was superseded; nothing written", e);
-          } else if (failed != 1 || e.code() != Code.BADVERSION) {
+          } else if (failed != EpochGuard.OPS || e.code() != Code.BADVERSION) {
             throw e;
           }
           // Changed since our read (another publisher): read and merge again.

@@ -44,6 +44,13 @@ final class EventLog implements LeaseObserver {
   }
 
   @Override
+  public void timingChanged(Epoch epoch, long session, io.amlease.lease.LeaseTiming timing) {
+    emit("timing_changed", epoch, session, null, "session timeout "
+        + io.amlease.lease.Durations.format(timing.sessionTimeout()) + ", grace "
+        + io.amlease.lease.Durations.format(timing.grace()));
+  }
+
+  @Override
   public void fencedWrite(Epoch epoch, long session, boolean refused, String detail) {
     if (refused) {
       emit("fencing_failed", epoch, session, RevocationReason.FENCED.name(), detail);

@@ -21,9 +21,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * G3: writes that ZooKeeper accepts only while the term's epoch is current. Every write is a multi
- * whose first op is {@link #guard(Term)}, {@code check(<lease>/epoch, token)}: a superseded
- * holder's write fails in ZooKeeper even when its own clock could not tell (a pause), and the
- * failure revokes it (FENCED).
+ * that begins with {@link #guard(Term)}, {@code check(<lease>/epoch, token)} and the check of the
+ * epoch node's incarnation ({@link EpochGuard}): a superseded holder's write fails in ZooKeeper even
+ * when its own clock could not tell (a pause), even after the lease was deleted and made again, and
+ * the failure revokes it (FENCED).
  */
 final class Fence {
   private static final Logger LOG = LoggerFactory.getLogger(ZkLease.class);
@@ -56,21 +57,21 @@ final class Fence {
     this.owner = owner;
   }
 
-  /** The epoch check a write of term {@code t} starts with. */
-  Op guard(Term t) {
-    return Op.check(paths.epoch(), t.epoch.token());
+  /** The epoch checks a write of term {@code t} starts with. */
+  List<Op> guard(Term t) {
+    return EpochGuard.ops(paths.root(), t.epoch);
   }
 
-  /** The epoch check of {@code epoch}, for a caller's own multi; refused locally like a write. */
-  Op guard(Epoch epoch) throws LeaseException.NotLeader {
+  /** The epoch checks of {@code epoch}, for a caller's own multi; refused locally like a write. */
+  List<Op> guard(Epoch epoch) throws LeaseException.NotLeader {
     return guard(owner.holding().held(epoch).term());
   }
 
   List<OpResult> write(Epoch epoch, List<Op> ops) throws LeaseException {
     Held held = owner.holding().held(epoch);
     Term t = held.term();
-    List<Op> all = new ArrayList<>(ops.size() + 1);
-    all.add(guard(t));
+    List<Op> all = new ArrayList<>(ops.size() + EpochGuard.OPS);
+    all.addAll(guard(t));
     all.addAll(ops);
     long sent = clock.nanoTime();
     try {
@@ -82,11 +83,14 @@ final class Fence {
       }
       List<OpResult> results = zk.multi(all);
       observer.fencedWrite(t.epoch, t.sessionId, false, null);
-      held.liveness().ack(sent); // A write is ordered by the quorum leader: it proves the session.
-      return results.subList(1, results.size());
+      held.liveness().ack(sent, zk); // A write is ordered by the quorum leader: it proves the session.
+      return results.subList(EpochGuard.OPS, results.size());
     } catch (KeeperException e) {
-      if (Multis.failedOp(e) == 0) {
-        String detail = paths.epoch() + " is no longer at our token " + t.epoch.token();
+      if (EpochGuard.refused(e)) {
+        String detail = EpochGuard.incarnationGone(e)
+            ? paths.epoch() + " is not the node epoch " + t.epoch.value() + " was acquired on (its "
+                + "incarnation " + t.epoch.incarnation() + " is gone: the lease was deleted)"
+            : paths.epoch() + " is no longer at our token " + t.epoch.token();
         owner.revoker().revoke(t, RevocationReason.FENCED, "fenced write refused: " + detail);
         observer.fencedWrite(t.epoch, t.sessionId, true, detail);
         throw new LeaseException.Fenced("epoch " + t.epoch.value() + " was superseded; write "
@@ -123,7 +127,9 @@ final class Fence {
    * once (G5). Does not wait: the answer completes the future.
    */
   CompletableFuture<Code> sendRelease(Term t) {
-    List<Op> ops = List.of(guard(t), Op.delete(paths.leader(), -1), Op.delete(t.latchPath, -1));
+    List<Op> ops = new ArrayList<>(guard(t));
+    ops.add(Op.delete(paths.leader(), -1));
+    ops.add(Op.delete(t.latchPath, -1));
     CompletableFuture<Code> done = new CompletableFuture<>();
     try {
       owner.zk().get().multi(ops, (rc, path, ctx, results) -> done.complete(Code.get(rc)), null);

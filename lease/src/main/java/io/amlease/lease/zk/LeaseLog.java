@@ -47,6 +47,14 @@ final class LeaseLog implements LeaseObserver {
   }
 
   @Override
+  public void timingChanged(Epoch epoch, long sessionId, io.amlease.lease.LeaseTiming timing) {
+    LOG.warn("epoch {}: the session reconnected with a shorter timeout, {}: grace now {}, renew "
+        + "every {} (G2)", epoch, io.amlease.lease.Durations.format(timing.sessionTimeout()),
+        io.amlease.lease.Durations.format(timing.grace()),
+        io.amlease.lease.Durations.format(timing.renewInterval()));
+  }
+
+  @Override
   public synchronized void acquisitionRetried(String why, Duration delay, int failuresInARow) {
     long now = clock.nanoTime();
     if (failuresInARow == 1 || now - lastRetryLogged >= RETRY_EVERY.toNanos()) {

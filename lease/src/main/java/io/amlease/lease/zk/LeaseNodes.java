@@ -2,11 +2,15 @@ package io.amlease.lease.zk;
 
 import io.amlease.lease.LeaseConfig;
 import io.amlease.lease.LeaseException;
+import io.amlease.lease.Epoch;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.ZooDefs.Perms;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
@@ -19,10 +23,19 @@ import org.apache.zookeeper.data.Stat;
  * never again (G3): its znode version is the fencing token, and a re-created node would restart at
  * version 0, so a paused old holder's {@code check(epoch, token)} could pass again and readers could
  * see the epoch go down. An existing lease whose epoch node is gone is refused with a repair procedure.
+ *
+ * <p>An operator can still delete the whole lease, and the next holder makes it afresh, with versions
+ * from 0 again. So the epoch node is born with a child of a name never used before, its incarnation
+ * ({@code <lease>/epoch/i-UUID}), which every fenced write checks too ({@link EpochGuard}). Each
+ * incarnation node is made by one create that is never retried (raw ZooKeeper, not Curator): a
+ * create that a lost connection left in doubt could otherwise land, with its name, in a later
+ * incarnation, where an old term's token would pass again. A lease made before incarnations (or
+ * whose incarnation node an operator deleted) gets one from the first contender that reads it.
  */
 final class LeaseNodes {
   private final LeasePaths paths;
   private final LeaseAcl acl;
+  private volatile String knownIncarnation;
 
   LeaseNodes(LeasePaths paths, LeaseAcl acl) {
     this.paths = paths;
@@ -49,6 +62,50 @@ final class LeaseNodes {
     check(client, paths.latch(), Perms.CREATE | Perms.DELETE);
     check(client, paths.epoch(), Perms.WRITE);
     check(client, paths.generation(), Perms.WRITE);
+    ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+    Stat stat = new Stat();
+    try {
+      readEpoch(zk, stat);
+    } catch (LeaseException.BadData e) {
+      return; // The acquisition reports it to the listener, with the repair.
+    }
+    incarnation(zk, stat);
+  }
+
+  /** The incarnation last read, for an acquisition that reads nothing (the epoch hint's). */
+  String knownIncarnation() {
+    return knownIncarnation;
+  }
+
+  /**
+   * The incarnation of the epoch node read with {@code epochStat}: the least of its {@code i-}
+   * children (two contenders may each have given an old lease one; either binds as well), made now
+   * if there is none.
+   */
+  String incarnation(ZooKeeper zk, Stat epochStat) throws Exception {
+    Optional<String> found = epochStat.getNumChildren() == 0 ? Optional.empty() : least(zk);
+    if (found.isEmpty()) {
+      try {
+        zk.create(paths.epoch() + "/" + EpochGuard.newIncarnation(), new byte[0], acl.leaseAcl(),
+            CreateMode.PERSISTENT);
+      } catch (KeeperException.NoNodeException e) {
+        throw epochGone();
+      }
+      found = least(zk);
+    }
+    String name = found.orElseThrow(() -> new IllegalStateException(paths.epoch()
+        + " has no incarnation node right after one was made"));
+    knownIncarnation = name;
+    return name;
+  }
+
+  private Optional<String> least(ZooKeeper zk) throws Exception {
+    try {
+      return zk.getChildren(paths.epoch(), false).stream()
+          .filter(n -> Epoch.INCARNATION.matcher(n).matches()).sorted().findFirst();
+    } catch (KeeperException.NoNodeException e) {
+      throw epochGone();
+    }
   }
 
   /**
@@ -67,9 +124,13 @@ final class LeaseNodes {
       throw accessDenied(e.getPath() == null ? parent : e.getPath(), null);
     }
     try {
-      client.transaction().forOperations(
-          client.transactionOp().create().forPath(paths.root()),
-          client.transactionOp().create().forPath(paths.epoch(), bytes(0)));
+      // Raw ZooKeeper: Curator would retry a multi that a lost connection left in doubt, and a
+      // retry after a deleteall would make a new lease with the old incarnation's name.
+      client.getZookeeperClient().getZooKeeper().multi(List.of(
+          Op.create(paths.root(), new byte[0], acl.leaseAcl(), CreateMode.PERSISTENT),
+          Op.create(paths.epoch(), bytes(0), acl.leaseAcl(), CreateMode.PERSISTENT),
+          Op.create(paths.epoch() + "/" + EpochGuard.newIncarnation(), new byte[0], acl.leaseAcl(),
+              CreateMode.PERSISTENT)));
     } catch (KeeperException.NodeExistsException e) {
       // Normal after the first holder.
     } catch (KeeperException.NoAuthException e) {
@@ -115,14 +176,7 @@ final class LeaseNodes {
     try {
       data = zk.getData(paths.epoch(), false, stat);
     } catch (KeeperException.NoNodeException e) {
-      throw new LeaseException.BadData(paths.epoch() + " is gone, but " + paths.root()
-          + " exists: the epoch node must never be re-created, because its version is the fencing "
-          + "token and would start again at 0 (G3). Refusing to acquire. To repair: stop every "
-          + "holder of this lease (every process that ever held it, including paused or "
-          + "partitioned ones), then delete the whole lease (zkCli.sh deleteall " + paths.root()
-          + ") so that the next holder creates it afresh; or give the holders a new "
-          + LeaseConfig.LEASE_PATH + ". (If you created " + paths.root() + " yourself, for its ACL, "
-          + "create " + paths.epoch() + " holding 0 with it, before any holder starts.)");
+      throw epochGone();
     }
     String text = new String(data, StandardCharsets.UTF_8).trim();
     try {
@@ -137,6 +191,17 @@ final class LeaseNodes {
         + ">= 0; refusing to acquire. To repair: write back the highest epoch ever used (see "
         + paths.leader() + " or the holders' logs), keeping the node (zkCli.sh set " + paths.epoch()
         + " N); never delete it (its version is the fencing token).");
+  }
+
+  private LeaseException.BadData epochGone() {
+    return new LeaseException.BadData(paths.epoch() + " is gone, but " + paths.root()
+        + " exists: the epoch node must never be re-created, because its version is the fencing "
+        + "token and would start again at 0 (G3). Refusing to acquire. To repair: stop every "
+        + "holder of this lease (every process that ever held it, including paused or "
+        + "partitioned ones), then delete the whole lease (zkCli.sh deleteall " + paths.root()
+        + ") so that the next holder creates it afresh; or give the holders a new "
+        + LeaseConfig.LEASE_PATH + ". (If you created " + paths.root() + " yourself, for its ACL, "
+        + "create " + paths.epoch() + " holding 0 with it, before any holder starts.)");
   }
 
   static byte[] bytes(long epoch) {

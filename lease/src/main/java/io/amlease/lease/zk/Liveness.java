@@ -2,11 +2,13 @@ package io.amlease.lease.zk;
 
 import io.amlease.lease.Clock;
 import io.amlease.lease.Durations;
+import io.amlease.lease.LeaseConfigException;
 import io.amlease.lease.LeaseObserver;
 import io.amlease.lease.LeaseTiming;
 import io.amlease.lease.RevocationReason;
 import java.time.Duration;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Watcher;
@@ -22,13 +24,21 @@ import org.apache.zookeeper.ZooKeeper;
  * acquiring multi and fenced writes. The leader cannot expire the session before {@code lastAck + T}
  * less the lag with which it hears of a follower's touches (one renew interval, counted in G2).
  *
+ * <p>The server a session reconnects to may clamp its timeout to bounds of its own (a rolling restart
+ * with another {@code maxSessionTimeout} or {@code tickTime}), and touches the session with that
+ * value from then on. So before any ack counts, and at every renewal tick and reconnect, the
+ * session's current timeout is compared with the term's: a shorter one shrinks the grace to what G2
+ * allows for it (the deadline only ever moves earlier), or ends the term when no grace fits
+ * (TIMEOUT_RENEGOTIATED).
+ *
  * <p>Threads: renewals, the watchdog and the watch's verdicts run on the clock's timer thread; the
  * revocation they ask for goes to the lease, never under this object's lock.
  */
 final class Liveness {
   private final Term term;
   private final Clock clock;
-  private final LeaseTiming timing;
+  /** The timing for a session timeout the server negotiated; throws when G2 cannot hold for it. */
+  private final Function<Duration, LeaseTiming> retime;
   private final LeasePaths paths;
   private final LeaseObserver observer;
   private final ZkSource zk;
@@ -36,18 +46,21 @@ final class Liveness {
   private final BiConsumer<RevocationReason, String> revoke;
 
   // Guarded by this.
+  private LeaseTiming timing;
   private long lastAck;
   private boolean stopped;
   private Clock.Timer renewTimer;
   private Clock.Timer watchdogTimer;
   private volatile boolean epochWatched;
 
-  Liveness(Term term, long acquiredSentNanos, Clock clock, LeaseTiming timing, LeasePaths paths,
-      LeaseObserver observer, ZkSource zk, BiConsumer<RevocationReason, String> revoke) {
+  Liveness(Term term, long acquiredSentNanos, Clock clock, LeaseTiming timing,
+      Function<Duration, LeaseTiming> retime, LeasePaths paths, LeaseObserver observer, ZkSource zk,
+      BiConsumer<RevocationReason, String> revoke) {
     this.term = term;
     this.lastAck = acquiredSentNanos;
     this.clock = clock;
     this.timing = timing;
+    this.retime = retime;
     this.paths = paths;
     this.observer = observer;
     this.zk = zk;
@@ -71,11 +84,61 @@ final class Liveness {
     }
   }
 
-  /** Records an answered request sent at {@code sentNanos}; answers may arrive out of order. */
-  synchronized void ack(long sentNanos) {
-    if (sentNanos - lastAck > 0) {
-      lastAck = sentNanos;
+  /**
+   * Records a request sent at {@code sentNanos} that {@code handle} saw answered; answers may arrive
+   * out of order. The answer counts only once the timing fits the timeout the session has now.
+   */
+  void ack(long sentNanos, ZooKeeper handle) {
+    if (!timeoutFits(handle)) {
+      return;
     }
+    synchronized (this) {
+      if (sentNanos - lastAck > 0) {
+        lastAck = sentNanos;
+      }
+    }
+  }
+
+  synchronized LeaseTiming timing() {
+    return timing;
+  }
+
+  /**
+   * G2 for the session timeout {@code handle} negotiated last: false (and the term revoked) when it
+   * is shorter than the term's and no grace fits it; a shorter one that fits shrinks the grace.
+   * A longer one changes nothing: the term keeps the shorter timing it has.
+   */
+  boolean timeoutFits(ZooKeeper handle) {
+    long ms = handle.getSessionTimeout();
+    LeaseTiming current = timing();
+    if (ms <= 0 || ms >= current.sessionTimeout().toMillis()) {
+      return true;
+    }
+    Duration t = Duration.ofMillis(ms);
+    LeaseTiming shorter;
+    try {
+      shorter = retime.apply(t);
+    } catch (LeaseConfigException e) {
+      revoke.accept(RevocationReason.TIMEOUT_RENEGOTIATED, "the session reconnected with timeout "
+          + Durations.format(t) + ", less than the term's " + Durations.format(
+              current.sessionTimeout()) + ", and the term's timing does not fit it: "
+          + e.getMessage());
+      return false;
+    }
+    synchronized (this) {
+      if (stopped || timing.sessionTimeout().compareTo(t) <= 0) {
+        return !stopped;
+      }
+      Duration grace = shorter.grace().compareTo(timing.grace()) < 0 ? shorter.grace()
+          : timing.grace();
+      timing = new LeaseTiming(t, grace, shorter.renewInterval(), shorter.stopTimeout());
+      if (watchdogTimer != null) {
+        watchdogTimer.cancel();
+      }
+      scheduleWatchdog(); // The deadline moved earlier.
+    }
+    observer.timingChanged(term.epoch, term.sessionId, timing());
+    return true;
   }
 
   synchronized long lastAck() {
@@ -90,6 +153,15 @@ final class Liveness {
     return nowNanos - deadline() >= 0;
   }
 
+  /** {@link #timeoutFits} for the session's current handle, if there is one. */
+  void recheckTimeout() {
+    try {
+      timeoutFits(zk.get());
+    } catch (Exception e) {
+      // No handle: the next renewal tick checks again.
+    }
+  }
+
   /**
    * Curator's view of the connection. Only a lost session ends the term early; a SUSPENDED
    * connection is what the grace is for, and a reconnect renews at once, the earliest moment
@@ -99,18 +171,25 @@ final class Liveness {
     if (state == ConnectionState.LOST) {
       revoke.accept(RevocationReason.SESSION_LOST, "Curator reported the session lost");
     } else if (state == ConnectionState.RECONNECTED) {
+      try {
+        if (!timeoutFits(zk.get())) {
+          return;
+        }
+      } catch (Exception e) {
+        return; // No handle: the renewal tick tries again.
+      }
       sendRenewal();
     }
   }
 
   private void renew() {
+    sendRenewal(); // First: it may shorten the interval.
     synchronized (this) {
       if (stopped) {
         return;
       }
       renewTimer = clock.schedule(this::renew, timing.renewInterval());
     }
-    sendRenewal();
   }
 
   /**
@@ -134,6 +213,9 @@ final class Liveness {
           + Long.toHexString(term.sessionId));
       return;
     }
+    if (!timeoutFits(handle)) {
+      return;
+    }
     if (!epochWatched) {
       // The watch could not be set at the grant (a blip): without it nothing would see a newer
       // epoch while the session lives, so try again with every renewal until it is set.
@@ -143,7 +225,7 @@ final class Liveness {
     handle.sync(paths.epoch(), (rc, path, ctx) -> {
       Code code = Code.get(rc);
       if (code == Code.OK) {
-        ack(sent);
+        ack(sent, handle);
         observer.renewed(Duration.ofNanos(clock.nanoTime() - sent));
       } else if (code == Code.SESSIONEXPIRED) {
         revoke.accept(RevocationReason.SESSION_LOST, "renewal: session expired");
@@ -204,6 +286,6 @@ final class Liveness {
       }
     }
     revoke.accept(RevocationReason.GRACE_EXPIRED, "no answer from ZooKeeper for "
-        + Durations.format(timing.grace()) + " since the last acknowledged request");
+        + Durations.format(timing().grace()) + " since the last acknowledged request");
   }
 }

@@ -56,6 +56,11 @@ final class Observers implements LeaseObserver {
   }
 
   @Override
+  public void timingChanged(Epoch epoch, long sessionId, io.amlease.lease.LeaseTiming timing) {
+    each(o -> o.timingChanged(epoch, sessionId, timing));
+  }
+
+  @Override
   public void fencedWrite(Epoch epoch, long sessionId, boolean refused, String detail) {
     each(o -> o.fencedWrite(epoch, sessionId, refused, detail));
   }

@@ -102,6 +102,7 @@ final class Terms {
       observer.granted(t.epoch, t.sessionId);
     }
     l.watchEpoch();
+    l.recheckTimeout(); // The session may have reconnected since the multi's timing was taken.
   }
 
   /** CAMPAIGNING → FAILED; returns whether it failed (false when already past campaigning). */
@@ -193,7 +194,8 @@ final class Terms {
         : Duration.ZERO;
     return new LeaseState(phase, Optional.ofNullable(lastEpoch), left,
         l == null ? null : Duration.ofNanos(now - l.lastAck()), l == null ? 0 : l.lastAck(),
-        term == null ? 0 : term.sessionId, timing, Optional.ofNullable(lastReason));
+        term == null ? 0 : term.sessionId, phase == Phase.HOLDING ? l.timing() : timing,
+        Optional.ofNullable(lastReason));
   }
 
   /**

@@ -157,8 +157,9 @@ public final class ZkLease implements Lease {
 
   private void granted(Term t, long sentNanos, LeaseTiming sessionTiming) {
     // The liveness of term t may end only that term.
-    Liveness l = new Liveness(t, sentNanos, clock, sessionTiming, paths, observer, this::zk,
-        (reason, detail) -> terms.revoke(t, reason, detail));
+    Liveness l = new Liveness(t, sentNanos, clock, sessionTiming,
+        timeout -> config.timingFor(timeout, "renegotiated by the server on a reconnect"), paths,
+        observer, this::zk, (reason, detail) -> terms.revoke(t, reason, detail));
     terms.granted(t, l, sessionTiming);
   }
 
@@ -180,7 +181,7 @@ public final class ZkLease implements Lease {
   }
 
   @Override
-  public Op guard(Epoch epoch) throws LeaseException.NotLeader {
+  public List<Op> guard(Epoch epoch) throws LeaseException.NotLeader {
     return fence.guard(epoch);
   }
 

@@ -10,6 +10,7 @@ import io.amlease.lease.RevocationReason;
 import io.amlease.lease.zk.ZkClients;
 import io.amlease.lease.zk.ZkLease;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -55,10 +56,11 @@ final class LibraryExample {
 
   static void ownTransaction(ZooKeeper myClient, Lease lease, Epoch epoch) throws Exception {
     // README guard example begins
-    // The fence as the first op of a transaction of your own, on your own client: ZooKeeper
-    // applies it only while epoch is the lease's current term, and fails it at op 0 after that.
-    myClient.multi(List.of(lease.guard(epoch),
-        Op.setData("/amlease/myapp-state", "hello again".getBytes(UTF_8), -1)));
+    // The fence as the first ops of a transaction of your own, on your own client: ZooKeeper
+    // applies it only while epoch is the lease's current term, and fails it at op 0 or 1 after.
+    List<Op> ops = new ArrayList<>(lease.guard(epoch));
+    ops.add(Op.setData("/amlease/myapp-state", "hello again".getBytes(UTF_8), -1));
+    myClient.multi(ops);
     // README guard example ends
   }
 }

@@ -101,12 +101,89 @@ class FencingTest {
     }
   }
 
+  /**
+   * G3 across an operator's {@code deleteall} of the lease: the re-created epoch node starts again
+   * at version 0, so B's first term has A's token. Before tokens were bound to the epoch node's
+   * incarnation, paused A's write (and a raw multi with A's guard, as its command would send)
+   * committed.
+   */
+  @Test
+  void aTokenOfADeletedLeaseIsRefusedAfterTheLeaseIsMadeAgain() throws Exception {
+    String path = newPath();
+    String state = path + "-app-state";
+    ManualClock frozen = new ManualClock();
+    try (Holder a = new Holder(config(zk.connectString(), path, "a"), frozen).start()) {
+      Epoch epochA = a.awaitGrant(Duration.ofSeconds(10)).epoch();
+      zk.admin().delete().deletingChildrenIfNeeded().forPath(path); // "reset HA"
+      try (Holder b = new Holder(config(zk.connectString(), path, "b")).start()) {
+        Epoch epochB = b.awaitGrant(Duration.ofSeconds(10)).epoch();
+        assertThat(epochB.value()).isEqualTo(epochA.value());
+        assertThat(epochB.token()).isEqualTo(epochA.token());
+        assertThat(epochB.incarnation()).isNotEqualTo(epochA.incarnation());
+        assertThat(a.lease.state().holder()).isTrue(); // paused: it has not noticed
+
+        assertThatThrownBy(() -> zk.admin().getZookeeperClient().getZooKeeper().multi(
+            concat(EpochGuard.ops(path, epochA), Op.create(state, new byte[0],
+                a.lease.acl(), CreateMode.PERSISTENT))))
+            .isInstanceOfSatisfying(org.apache.zookeeper.KeeperException.class,
+                e -> assertThat(EpochGuard.refused(e)).isTrue());
+        assertThatThrownBy(() -> a.lease.fencedWrite(epochA, List.of(Op.create(state,
+            "from-a".getBytes(StandardCharsets.UTF_8), a.lease.acl(), CreateMode.PERSISTENT))))
+            .isInstanceOf(LeaseException.Fenced.class);
+        assertThat(zk.admin().checkExists().forPath(state)).isNull();
+        assertThat(a.awaitRevocation(Duration.ofSeconds(5)).reason())
+            .isEqualTo(RevocationReason.FENCED);
+
+        b.lease.fencedWrite(epochB, List.of(Op.create(state, "from-b".getBytes(
+            StandardCharsets.UTF_8), b.lease.acl(), CreateMode.PERSISTENT)));
+        assertThat(new String(zk.admin().getData().forPath(state), StandardCharsets.UTF_8))
+            .isEqualTo("from-b");
+      }
+    }
+  }
+
+  /**
+   * A lease made before incarnations (an epoch node without children) gets one from its next
+   * contender, and its terms are fenced by it; an operator who deletes the incarnation node fences
+   * the term held on it, and the next term is bound to a new one.
+   */
+  @Test
+  void aLeaseWithoutIncarnationGetsOneAndLosingItFencesTheTerm() throws Exception {
+    String path = newPath();
+    zk.admin().create().creatingParentsIfNeeded().forPath(path + "/epoch",
+        "4".getBytes(StandardCharsets.UTF_8));
+    Epoch first;
+    try (Holder a = new Holder(config(zk.connectString(), path, "a")).start()) {
+      first = a.awaitGrant(Duration.ofSeconds(10)).epoch();
+      assertThat(first.value()).isEqualTo(5);
+      assertThat(zk.admin().getChildren().forPath(path + "/epoch"))
+          .containsExactly(first.incarnation());
+      zk.admin().delete().forPath(path + "/epoch/" + first.incarnation());
+      assertThatThrownBy(() -> a.lease.fencedWrite(first, List.of()))
+          .isInstanceOf(LeaseException.Fenced.class);
+      assertThat(a.awaitRevocation(Duration.ofSeconds(5)).reason())
+          .isEqualTo(RevocationReason.FENCED);
+    }
+    try (Holder b = new Holder(config(zk.connectString(), path, "b")).start()) {
+      Epoch second = b.awaitGrant(Duration.ofSeconds(10)).epoch();
+      assertThat(second.value()).isEqualTo(6);
+      assertThat(second.incarnation()).isNotEqualTo(first.incarnation());
+      b.lease.fencedWrite(second, List.of());
+    }
+  }
+
+  private static List<Op> concat(List<Op> guard, Op op) {
+    List<Op> all = new java.util.ArrayList<>(guard);
+    all.add(op);
+    return all;
+  }
+
   @Test
   void writesWithAnotherEpochOrAfterRevocationAreRefusedLocally() throws Exception {
     String path = newPath();
     try (Holder a = new Holder(config(zk.connectString(), path, "a")).start()) {
       Epoch epoch = a.awaitGrant(Duration.ofSeconds(10)).epoch();
-      Epoch stale = new Epoch(epoch.value() + 5, epoch.token());
+      Epoch stale = new Epoch(epoch.value() + 5, epoch.token(), epoch.incarnation());
       assertThatThrownBy(() -> a.lease.fencedWrite(stale, List.of()))
           .isInstanceOf(LeaseException.NotLeader.class).hasMessageContaining("epoch");
       a.lease.revoke(RevocationReason.NEWER_ATTEMPT);

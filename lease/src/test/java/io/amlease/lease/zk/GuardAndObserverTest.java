@@ -43,6 +43,12 @@ class GuardAndObserverTest {
         org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
   }
 
+  private static List<Op> with(List<Op> guard, Op op) {
+    List<Op> all = new java.util.ArrayList<>(guard);
+    all.add(op);
+    return all;
+  }
+
   @Test
   void callersOwnMultiWithTheGuardIsRefusedByZooKeeperOnceSuperseded() throws Exception {
     String path = "/guard/lease-" + PATHS.incrementAndGet();
@@ -51,8 +57,8 @@ class GuardAndObserverTest {
     try (Holder a = new Holder(config(path, "a"), frozen).start();
          Holder b = new Holder(config(path, "b"))) {
       Epoch epochA = a.awaitGrant(Duration.ofSeconds(10)).epoch();
-      Op guardA = a.lease.guard(epochA);
-      own.multi(List.of(guardA, create(path + "-one", "a")));
+      List<Op> guardA = a.lease.guard(epochA);
+      own.multi(with(guardA, create(path + "-one", "a")));
       assertThat(zk.admin().checkExists().forPath(path + "-one")).isNotNull();
 
       b.start();
@@ -63,12 +69,12 @@ class GuardAndObserverTest {
       assertThat(a.lease.state().holder()).isTrue();
 
       // a's own transaction, guarded, fails at op 0 and writes nothing.
-      Op staleGuard = a.lease.guard(epochA);
-      assertThatThrownBy(() -> own.multi(List.of(staleGuard, create(path + "-two", "a"))))
+      List<Op> staleGuard = a.lease.guard(epochA);
+      assertThatThrownBy(() -> own.multi(with(staleGuard, create(path + "-two", "a"))))
           .isInstanceOfSatisfying(KeeperException.class,
               e -> assertThat(Multis.failedOp(e)).isZero());
       assertThat(zk.admin().checkExists().forPath(path + "-two")).isNull();
-      own.multi(List.of(b.lease.guard(epochB), create(path + "-two", "b")));
+      own.multi(with(b.lease.guard(epochB), create(path + "-two", "b")));
       assertThat(new String(zk.admin().getData().forPath(path + "-two"), StandardCharsets.UTF_8))
           .isEqualTo("b");
 

@@ -58,7 +58,7 @@ class LeaseStateSafetyTest {
     Epoch first;
     try (Holder a = new Holder(config(zk.connectString(), path, "a").build()).start()) {
       first = a.awaitGrant(Duration.ofSeconds(10)).epoch();
-      zk.admin().delete().forPath(path + "/epoch"); // an operator "repairing" the lease
+      zk.admin().delete().deletingChildrenIfNeeded().forPath(path + "/epoch"); // an operator "repairing" the lease
       // The holder hears of it at once (epoch watch) and its token no longer passes.
       assertThat(a.awaitRevocation(Duration.ofSeconds(5)).reason())
           .isEqualTo(RevocationReason.SUPERSEDED);
