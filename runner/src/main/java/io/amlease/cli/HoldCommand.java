@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.apache.commons.cli.CommandLine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,8 +43,8 @@ final class HoldCommand {
   /** The process-launcher seam: how COMMAND is started (a test can see whether it was). */
   @FunctionalInterface
   interface Launcher {
-    ChildProcess start(List<String> command, Map<String, String> env, Duration stopTimeout)
-        throws IOException;
+    ChildProcess start(List<String> command, Map<String, String> env, Duration stopTimeout,
+        BooleanSupplier release) throws IOException;
   }
 
   private sealed interface Event {}
@@ -217,8 +218,7 @@ final class HoldCommand {
         // between here and the fork; that revocation is then handled like any other, the moment
         // COMMAND runs.
         LeaseState st = lease.state();
-        if (!st.holder() || !st.epoch().equals(Optional.of(g.epoch()))
-            || st.timeLeft().isZero() || st.timeLeft().isNegative()) {
+        if (!live(st, g.epoch())) {
           LOG.warn("epoch {} granted, but the lease is {} (epoch {}, {} left): the term is over; "
               + "not starting COMMAND; exiting {}", g.epoch(), st.phase(),
               st.epoch().map(Epoch::toString).orElse("none"), Durations.format(st.timeLeft()),
@@ -228,6 +228,7 @@ final class HoldCommand {
         epoch = g.epoch();
       }
     }
+    Epoch started = epoch;
     ChildProcess child;
     try {
       child = launcher.start(command, Map.of(
@@ -238,7 +239,11 @@ final class HoldCommand {
           "AMLEASE_HOLDER", config.holderId(),
           "AMLEASE_ZK", config.connectString(),
           "AMLEASE_PUBLISH", ThisJvm.publishCommand(config, java.util.Optional.empty())),
-          stopTimeout);
+          stopTimeout, () -> live(lease.state(), started));
+    } catch (ChildProcess.NotReleased e) {
+      LOG.warn("epoch {} ended while COMMAND's start gate was set up ({}); not starting COMMAND; "
+          + "exiting {}", epoch.value(), lease.state().phase(), ExitCodes.LEASE_LOST);
+      return ExitCodes.LEASE_LOST;
     } catch (IOException e) {
       err.println("amlease hold: cannot run " + e.getMessage());
       return ExitCodes.CANNOT_EXECUTE;
@@ -307,6 +312,12 @@ final class HoldCommand {
       return 128 + s.number();
     }
     return null;
+  }
+
+  /** Whether {@code st} is term {@code epoch}, held with time left before its deadline. */
+  private static boolean live(LeaseState st, Epoch epoch) {
+    return st.holder() && st.epoch().equals(Optional.of(epoch)) && !st.timeLeft().isZero()
+        && !st.timeLeft().isNegative();
   }
 
   private static List<String> participants(Lease lease) {

@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,21 +65,42 @@ public final class ChildProcess {
     });
   }
 
+  /**
+   * The term ended while COMMAND's gate was being set up: the gate was killed before it ran
+   * anything (G4, a child is never started after its term ended).
+   */
+  public static final class NotReleased extends IOException {
+    NotReleased(List<String> command) {
+      super(command.get(0) + ": the term ended before it was released from its start gate; not "
+          + "started");
+    }
+  }
+
   /** As {@link #start(List, Map, Duration)} with {@link #DEFAULT_STOP_TIMEOUT}. */
   public static ChildProcess start(List<String> command, Map<String, String> env)
       throws IOException {
     return start(command, env, DEFAULT_STOP_TIMEOUT);
   }
 
+  /** As {@link #start(List, Map, Duration, BooleanSupplier)} for a child released at once. */
+  public static ChildProcess start(List<String> command, Map<String, String> env,
+      Duration stopTimeout) throws IOException {
+    return start(command, env, stopTimeout, () -> true);
+  }
+
   /**
    * Starts {@code command} as the leader of a new session and process group, guarded by a reaper
    * that stops the group (SIGTERM, then SIGKILL after {@code stopTimeout}) if this JVM dies first.
+   * {@code release} is asked last, with the gate stopped and its reaper armed, right before the
+   * reaper continues it: a runner passes "the term is still held", so that a term that ended during
+   * the set-up (the reaper's start, the {@code /proc} polls) never runs COMMAND.
    *
+   * @throws NotReleased when {@code release} said no: nothing ran
    * @throws IOException when the command is not an executable file (or not on PATH), or the group
    *     or its reaper cannot be set up; no process is left running then
    */
   public static ChildProcess start(List<String> command, Map<String, String> env,
-      Duration stopTimeout) throws IOException {
+      Duration stopTimeout, BooleanSupplier release) throws IOException {
     // setsid would report a missing command only as exit status 127, after the fact; callers
     // (hold's exit 127, the AM's failed start) need it as an error, as ProcessBuilder gives it.
     Map<String, String> childEnv = new HashMap<>(System.getenv());
@@ -111,6 +133,9 @@ public final class ChildProcess {
     try {
       group = ProcessGroup.ledBy(process, SETSID_WITHIN);
       group.awaitStopped(process, SETSID_WITHIN);
+      if (!release.getAsBoolean()) {
+        throw new NotReleased(command);
+      }
       reaper.watch(group);
       group.awaitContinued(process, SETSID_WITHIN);
       return new ChildProcess(process, group, reaper, stopTimeout);

@@ -16,6 +16,7 @@ import io.amlease.process.ChildProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -24,6 +25,7 @@ import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.ACL;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * "Edges in order" for the runner: COMMAND is never started for a term that has already ended,
@@ -37,10 +39,12 @@ class HoldEdgesTest {
       .leasePath("/edges").holderId("edges").stopTimeout(Duration.ofSeconds(1)).build();
 
   private final List<List<String>> launched = new CopyOnWriteArrayList<>();
+  private volatile Runnable whileStarting = () -> { };
   private final HoldCommand hold = new HoldCommand(new PrintStream(new ByteArrayOutputStream()),
-      new PrintStream(new ByteArrayOutputStream()), (command, env, stop) -> {
+      new PrintStream(new ByteArrayOutputStream()), (command, env, stop, release) -> {
         launched.add(command);
-        return ChildProcess.start(command, env, stop);
+        whileStarting.run();
+        return ChildProcess.start(command, env, stop, release);
       });
   private final LeaseListener events = hold.listener();
 
@@ -85,6 +89,25 @@ class HoldEdgesTest {
     assertThat(launched).isEmpty();
   }
 
+  /**
+   * Item 5 of issue 24: the term ends after hold's last look at the lease but before COMMAND is
+   * released from its start gate (the reaper's start and the /proc polls take that long). Before
+   * the fix COMMAND ran, and was stopped only afterwards.
+   */
+  @Test
+  void aTermThatEndsWhileTheStartGateIsSetUpNeverRunsCommand(@TempDir Path dir) throws Exception {
+    ScriptedLease lease = new ScriptedLease(state(Phase.HOLDING, Duration.ofSeconds(10)));
+    whileStarting = () -> lease.state = state(Phase.REVOKED, Duration.ZERO);
+    events.granted(E1);
+    Path ran = dir.resolve("ran");
+
+    assertThat(hold.hold(lease, CONFIG, List.of("sh", "-c", "touch '" + ran + "'")))
+        .isEqualTo(ExitCodes.LEASE_LOST);
+    assertThat(launched).hasSize(1);
+    assertThat(ran).doesNotExist();
+    assertThat(lease.released).isFalse();
+  }
+
   @Test
   void grantOfALiveTermStartsCommand() throws Exception {
     ScriptedLease lease = new ScriptedLease(state(Phase.HOLDING, Duration.ofSeconds(10)));
@@ -104,7 +127,7 @@ class HoldEdgesTest {
 
   /** A lease whose state is fixed by the test; the events come from the test as well. */
   private static final class ScriptedLease implements Lease {
-    private final LeaseState state;
+    volatile LeaseState state;
     volatile boolean released;
 
     ScriptedLease(LeaseState state) {
