@@ -82,7 +82,9 @@ public final class ApplicationMaster {
   private record RmShutdown(String why) implements Event {}
   private record Signalled(String name, int number) implements Event {}
   private record NewerAttempt(ApplicationAttemptId attempt) implements Event {}
-  private record WorkersFailed(String diagnostic) implements Event {}
+  private record WorkersFailed(Epoch epoch, String diagnostic) implements Event {}
+  /** The workers, for the lease's listener (which runs on the lease's event thread). */
+  private volatile Workers workersOfTerm;
   /** The worker count for {@code epoch}, applied in ZooKeeper ({@link WorkerCount}). */
   private record WorkerTarget(Epoch epoch, int workers) implements Event {}
 
@@ -155,8 +157,9 @@ public final class ApplicationMaster {
       tokens = refreshTokens();
       workers = new Workers(settings, ShippedFiles.of(yarnConf, staging, settings.files(),
           settings.archives()),
-          attemptEnv(), rm, yarnConf, diagnostic -> events.add(new WorkersFailed(diagnostic)));
+          attemptEnv(), rm, yarnConf, (epoch, diagnostic) -> events.add(new WorkersFailed(epoch, diagnostic)));
       status.workers(workers);
+      workersOfTerm = workers;
       workers.adopt(reg.getContainersFromPreviousAttempts());
       Signals.route(sig -> events.add(new Signalled(sig.getName(), sig.getNumber())));
 
@@ -213,7 +216,10 @@ public final class ApplicationMaster {
                 c.failure().toString());
             checkContenders(newer, c.epoch(), RECHECK);
           } else {
-            master = startMaster(config, c.epoch());
+            master = startMaster(config, lease, c.epoch());
+            if (master == null) {
+              continue; // The term ended as the master's gate was set up: its Revoked is queued.
+            }
             // If this JVM is killed, the master's reaper ends the session once the master's group
             // is gone, so the next attempt acquires without waiting for it to expire.
             lease.termSession().ifPresent(master::handOverSession);
@@ -248,6 +254,13 @@ public final class ApplicationMaster {
           deleteStaging();
           return 0;
         } else if (e instanceof WorkersFailed w) {
+          if (!term.holds(w.epoch())) {
+            // Only a confirmed term may end the application (G4), as for the master's exit.
+            LOG.warn("worker failures exceeded the limit after epoch {} ended: {}", w.epoch(),
+                w.diagnostic());
+            return leaseLost(lease.state().lastRevocation().map(Enum::name)
+                .orElse("term over"), master, config);
+          }
           LOG.error("failing the application: {}", w.diagnostic());
           if (master != null) {
             master.terminate(config.stopTimeout());
@@ -414,14 +427,23 @@ public final class ApplicationMaster {
         "AMLEASE_ATTEMPT_ID", attempt.toString());
   }
 
-  private ChildProcess startMaster(LeaseConfig config, Epoch epoch) throws Exception {
+  /** The master, or null when the term ended before it was released from its start gate. */
+  private ChildProcess startMaster(LeaseConfig config, ZkLease lease, Epoch epoch)
+      throws Exception {
     Map<String, String> env = new HashMap<>(settings.env());
     env.putAll(attemptEnv());
     env.putAll(Map.of("AMLEASE_EPOCH", Long.toString(epoch.value()),
         "AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token()),
         "AMLEASE_EPOCH_INCARNATION", epoch.incarnation(),
         "AMLEASE_PUBLISH", ThisJvm.publishCommand(config, KeytabLogin.jaasFile(settings))));
-    ChildProcess child = ChildProcess.start(settings.masterCommand(), env, config.stopTimeout());
+    ChildProcess child;
+    try {
+      child = ChildProcess.start(settings.masterCommand(), env, config.stopTimeout(),
+          () -> TermCheck.holdsLocally(lease.state(), epoch));
+    } catch (ChildProcess.NotReleased e) {
+      LOG.info("epoch {} ended before the master started", epoch.value());
+      return null;
+    }
     LOG.info("epoch {}: master command {} running (pid {})", epoch.value(), settings.masterCommand(),
         child.pid());
     child.onExit().thenAccept(status -> events.add(new MasterExited(epoch, status)));
@@ -437,6 +459,10 @@ public final class ApplicationMaster {
 
       @Override
       public void revoked(Epoch epoch, RevocationReason reason) {
+        Workers w = workersOfTerm;
+        if (w != null) {
+          w.termEnded(epoch); // At once: failures queued behind the revocation must not count.
+        }
         if (reason != RevocationReason.RELEASED) {
           events.add(new Revoked(reason));
         }

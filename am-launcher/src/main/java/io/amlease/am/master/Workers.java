@@ -53,9 +53,9 @@ final class Workers implements AutoCloseable {
       ContainerExitStatus.KILLED_AFTER_APP_COMPLETION, ContainerExitStatus.KILLED_BY_RESOURCEMANAGER,
       ContainerExitStatus.KILLED_BY_CONTAINER_SCHEDULER);
 
-  /** Told once, on any thread, when worker failures exceed the limit. */
+  /** Told once, on any thread, when worker failures within term {@code epoch} exceed the limit. */
   interface GiveUp {
-    void giveUp(String diagnostic);
+    void giveUp(Epoch epoch, String diagnostic);
   }
 
   private final AmSettings settings;
@@ -305,7 +305,7 @@ final class Workers implements AutoCloseable {
     }
     if (v.giveUp()) {
       stopping = true;
-      giveUp.giveUp("worker " + c.getId() + " on " + host + " " + what + "; " + v.failures()
+      giveUp.giveUp(epoch, "worker " + c.getId() + " on " + host + " " + what + "; " + v.failures()
           + " worker failures within " + Durations.format(settings.workerFailuresValidity())
           + " (--worker-max-failures " + policy.maxFailures() + "). Its last words:\n"
           + tail(diagnostics));
@@ -336,6 +336,18 @@ final class Workers implements AutoCloseable {
     String[] lines = text.strip().split("\n");
     return String.join("\n", java.util.Arrays.asList(lines)
         .subList(Math.max(0, lines.length - TAIL_LINES), lines.length));
+  }
+
+  /**
+   * Term {@code e} is over: workers are neither counted nor asked for any more, so that failures
+   * after the term cannot end the application (only a confirmed term may, G4). The running ones are
+   * left alone, for the next attempt to adopt.
+   */
+  synchronized void termEnded(Epoch e) {
+    if (e.equals(epoch)) {
+      epoch = null;
+      LOG.info("epoch {} is over: no more worker accounting or requests", e);
+    }
   }
 
   /** Clean finish: stop every worker (adopted ones included). */

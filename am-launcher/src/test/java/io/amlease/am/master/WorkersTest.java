@@ -62,6 +62,7 @@ class WorkersTest {
   private final RecordingClient client = new RecordingClient();
   private final List<ContainerId> launched = new CopyOnWriteArrayList<>();
   private final List<String> gaveUp = new CopyOnWriteArrayList<>();
+  private final List<Epoch> gaveUpIn = new CopyOnWriteArrayList<>();
   private long nextContainer = 2;
   private Workers workers;
   private java.util.function.BiConsumer<ContainerId, Throwable> startFailed;
@@ -93,7 +94,10 @@ class WorkersTest {
           }
           @Override public void onError(Throwable e) {}
         });
-    workers = new Workers(AmSettings.from(conf), Map.of(), Map.of(), rm, gaveUp::add,
+    workers = new Workers(AmSettings.from(conf), Map.of(), Map.of(), rm, (e, d) -> {
+          gaveUpIn.add(e);
+          gaveUp.add(d);
+        },
         hook -> new Workers.Launcher() {
           {
             startFailed = hook;
@@ -252,5 +256,21 @@ class WorkersTest {
     assertThat(gaveUp).singleElement().asString().contains(d.getId().toString())
         .contains("--worker-max-failures 1").endsWith("boom again");
     assertThat(open()).as("nothing asked for after giving up").isEqualTo(0);
+    assertThat(gaveUpIn).containsExactly(EPOCH);
+  }
+
+  /**
+   * Item 6 of issue 24: failures after the term ended are not counted, and nothing is asked for.
+   * Before the fix the second failure gave up (and the AM then unregistered the application).
+   */
+  @Test
+  void failuresAfterTheTermEndedAreNotCountedAndNothingIsAskedFor() {
+    Workers w = workers(1);
+    w.lead(EPOCH, 2);
+    List<Container> cs = allocate(2);
+    w.termEnded(EPOCH);
+    w.completed(List.of(ended(cs.get(0), 3), ended(cs.get(1), 4)));
+    assertThat(gaveUp).isEmpty();
+    assertThat(open()).as("no replacement asked for after the term").isEqualTo(0);
   }
 }
