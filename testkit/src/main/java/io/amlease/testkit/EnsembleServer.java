@@ -57,7 +57,8 @@ final class EnsembleServer {
      * Writes {@code zoo.cfg}: this server at its real ports, each peer at the addresses this server
      * must use to reach it ({@code peers}: id → quorum and election address, i.e. proxies).
      */
-    void configure(ZkEnsemble.Timing timing, Map<Integer, InetSocketAddress[]> peers) throws IOException {
+    void configure(ZkEnsemble.Timing timing, Map<Integer, InetSocketAddress[]> peers, Map<String, String> settings)
+            throws IOException {
         Path data = Files.createDirectories(dir.resolve("data"));
         Files.writeString(data.resolve("myid"), Integer.toString(id), StandardCharsets.US_ASCII);
         Properties p = new Properties();
@@ -75,6 +76,7 @@ final class EnsembleServer {
         // tracker) must not widen a connect string a test chose on purpose.
         peers.forEach((peer, addr) -> p.setProperty("server." + peer,
                 "127.0.0.1:" + addr[0].getPort() + ":" + addr[1].getPort()));
+        settings.forEach(p::setProperty);
         try (var out = Files.newOutputStream(configFile())) {
             p.store(out, "ZkEnsemble server " + id);
         }

@@ -103,6 +103,11 @@ public final class ZkEnsemble implements AutoCloseable {
 
     /** Starts {@code size} servers (ids 1..size) and returns once one leads and the others follow. */
     public static ZkEnsemble start(int size, Timing timing) throws IOException {
+        return start(size, timing, Map.of());
+    }
+
+    /** As {@link #start(int, Timing)}, with more {@code zoo.cfg} keys for every server. */
+    public static ZkEnsemble start(int size, Timing timing, Map<String, String> settings) throws IOException {
         if (size < 3 || size % 2 == 0) {
             throw new IllegalArgumentException("an ensemble that can lose a server has an odd size >= 3, not "
                     + size);
@@ -126,7 +131,7 @@ public final class ZkEnsemble implements AutoCloseable {
                 Map<Integer, InetSocketAddress[]> peers = new LinkedHashMap<>();
                 servers.keySet().stream().filter(other -> other != s.id)
                         .forEach(other -> peers.put(other, links.addressesFor(s.id, other)));
-                s.configure(timing, peers);
+                s.configure(timing, peers, settings);
                 LOG.info("server {}: client {}, quorum {}, election {}; reaches peers via {}", s.id, s.clientPort,
                         s.quorumPort, s.electionPort, describe(peers));
             }

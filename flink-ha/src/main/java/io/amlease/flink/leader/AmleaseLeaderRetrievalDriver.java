@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
  * Watches one component's leader information and tells Flink each change. A lost ZooKeeper
  * session clears what it told (the information may be stale by the time the client has a new
  * session); a short disconnect does not, as the leader itself keeps leading through one (G1).
- * After a reconnect the node is read again, since a change may have been missed.
+ * After a reconnect the node is read again, since a change may have been missed. A read older (by
+ * the node's mzxid) than one already told is skipped: a new session may land on a server behind the
+ * one read before, and Flink must never hear of an older leader again (G3).
  */
 public final class AmleaseLeaderRetrievalDriver implements LeaderRetrievalDriver {
   private static final Logger LOG = LoggerFactory.getLogger(AmleaseLeaderRetrievalDriver.class);
@@ -28,6 +30,7 @@ public final class AmleaseLeaderRetrievalDriver implements LeaderRetrievalDriver
   private final CuratorCache cache;
   private final ConnectionStateListener connection = (c, state) -> connectionChanged(state);
   private volatile boolean closed;
+  private long newest = -1; // Guarded by this.
 
   public AmleaseLeaderRetrievalDriver(CuratorFramework client, String connectionInfoPath,
       LeaderRetrievalEventHandler handler, FatalErrorHandler fatal) {
@@ -37,7 +40,8 @@ public final class AmleaseLeaderRetrievalDriver implements LeaderRetrievalDriver
     this.fatal = fatal;
     this.cache = CuratorCache.build(client, path, CuratorCache.Options.SINGLE_NODE_CACHE);
     cache.listenable().addListener(CuratorCacheListener.builder()
-        .forCreatesAndChanges((before, after) -> notify(ConnectionInfo.parse(after.getData())))
+        .forCreatesAndChanges((before, after) -> notifyIfFresh(after.getStat().getMzxid(),
+            after.getData()))
         .forDeletes(gone -> notify(LeaderInformation.empty()))
         .build());
     client.getConnectionStateListenable().addListener(connection);
@@ -59,7 +63,7 @@ public final class AmleaseLeaderRetrievalDriver implements LeaderRetrievalDriver
     try {
       client.getData().inBackground((c, event) -> {
         if (event.getResultCode() == 0) {
-          notify(ConnectionInfo.parse(event.getData()));
+          notifyIfFresh(event.getStat().getMzxid(), event.getData());
         } else if (event.getResultCode() == org.apache.zookeeper.KeeperException.Code.NONODE
             .intValue()) {
           notify(LeaderInformation.empty());
@@ -68,6 +72,18 @@ public final class AmleaseLeaderRetrievalDriver implements LeaderRetrievalDriver
     } catch (Exception e) {
       fatal.onFatalError(e);
     }
+  }
+
+  private void notifyIfFresh(long mzxid, byte[] data) {
+    synchronized (this) {
+      if (mzxid < newest) {
+        LOG.info("skipping leader information at {} older than what was told (a server behind)",
+            path);
+        return;
+      }
+      newest = mzxid;
+    }
+    notify(ConnectionInfo.parse(data));
   }
 
   private void notify(LeaderInformation info) {

@@ -13,18 +13,27 @@ import org.apache.zookeeper.data.Stat;
 
 /**
  * Reads {@code <lease>/leader}: once, or as a stream of changes. Needs no credentials (lease nodes are
- * world-readable). Leader info only changes through epoch-fenced multis, so the epochs a reader sees
- * never go down.
+ * world-readable). Leader info only changes through epoch-fenced multis, so in ZooKeeper's order of
+ * changes the epoch never goes down; but a reader whose new session lands on a server behind the one
+ * it read from before (after an expiry, on a follower that is cut off or slow, or one with local
+ * sessions) would read an older leader node. So the reader remembers the newest change it reported
+ * (the node's {@code mzxid}, which grows with every change and every new node) and never reports an
+ * older one (G3): a one-off read syncs and reads again, a watch skips it.
  */
 public final class LeaderReader implements AutoCloseable {
   private final CuratorFramework client;
   private final LeasePaths paths;
   private CuratorCache cache;
+  // Guarded by this.
+  private long newest = -1;
+  private int skipped;
 
   /** What {@code <lease>/leader} held at one version; {@code info} is empty when there is no leader. */
   public record Snapshot(Optional<LeaderInfo> info, int version, long mzxid) {
     static final Snapshot NONE = new Snapshot(Optional.empty(), -1, -1);
   }
+
+  private static final java.time.Duration SYNC_WITHIN = java.time.Duration.ofSeconds(15);
 
   public LeaderReader(CuratorFramework client, String leasePath) {
     this.client = client;
@@ -35,18 +44,55 @@ public final class LeaderReader implements AutoCloseable {
     return paths.leader();
   }
 
-  /** The current leader, if any. */
+  /**
+   * The current leader, if any. A read older than one this reader reported before is read again
+   * after a {@code sync}; if the server still cannot catch up, that is an error, not old news.
+   */
   public Optional<LeaderInfo> current() throws LeaseException {
-    Stat stat = new Stat();
-    byte[] data;
-    try {
-      data = client.getData().storingStatIn(stat).forPath(paths.leader());
-    } catch (KeeperException.NoNodeException e) {
-      return Optional.empty();
-    } catch (Exception e) {
-      throw new LeaseException("cannot read " + paths.leader() + ": " + e, e);
+    for (int attempt = 0; ; attempt++) {
+      Stat stat = new Stat();
+      byte[] data;
+      try {
+        data = client.getData().storingStatIn(stat).forPath(paths.leader());
+      } catch (KeeperException.NoNodeException e) {
+        return Optional.empty();
+      } catch (Exception e) {
+        throw new LeaseException("cannot read " + paths.leader() + ": " + e, e);
+      }
+      if (fresh(stat.getMzxid())) {
+        return Optional.of(LeaderInfo.fromJson(paths.leader(), data));
+      }
+      if (attempt > 0) {
+        throw new LeaseException("the server this reader is connected to is behind what it read "
+            + "before (" + paths.leader() + " at zxid 0x" + Long.toHexString(stat.getMzxid())
+            + ", seen 0x" + Long.toHexString(newestSeen()) + ") and did not catch up", null);
+      }
+      try {
+        ZkClients.sync(client.getZookeeperClient().getZooKeeper(), paths.leader(), SYNC_WITHIN);
+      } catch (Exception e) {
+        throw new LeaseException("the server this reader is connected to is behind what it read "
+            + "before, and cannot sync with its leader: " + e, e);
+      }
     }
-    return Optional.of(LeaderInfo.fromJson(paths.leader(), data));
+  }
+
+  /** Whether a node changed at {@code mzxid} is no older than what was reported; records it. */
+  private synchronized boolean fresh(long mzxid) {
+    if (mzxid < newest) {
+      skipped++;
+      return false;
+    }
+    newest = mzxid;
+    return true;
+  }
+
+  private synchronized long newestSeen() {
+    return newest;
+  }
+
+  /** How many reads this reader skipped as older than one it reported (tests look at it). */
+  synchronized int skipped() {
+    return skipped;
   }
 
   /**
@@ -59,6 +105,9 @@ public final class LeaderReader implements AutoCloseable {
     }
     cache = CuratorCache.build(client, paths.leader(), CuratorCache.Options.SINGLE_NODE_CACHE);
     Consumer<ChildData> publish = node -> {
+      if (!fresh(node.getStat().getMzxid())) {
+        return; // A server behind the one we read from before: old news.
+      }
       try {
         onChange.accept(new Snapshot(Optional.of(LeaderInfo.fromJson(paths.leader(), node.getData())),
             node.getStat().getVersion(), node.getStat().getMzxid()));
