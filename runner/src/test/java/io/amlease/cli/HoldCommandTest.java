@@ -287,6 +287,23 @@ class HoldCommandTest {
     assertThat(zk.data(lease + "/epoch")).as("left for an operator to repair").isEqualTo("abc");
   }
 
+  /**
+   * Item 9 of issue 24: a lease path that is another session's ephemeral node can have no
+   * children. Before the fix hold waited forever ("still waiting for ... participants: []") and
+   * logged a stack trace.
+   */
+  @Test
+  void aLeasePathThatIsAnEphemeralNodeExits65AtOnceNamingTheRepair() throws Exception {
+    Path ran = dir.resolve("ran");
+    zk.createEphemeral(lease);
+    try (HoldProcess hold = hold(server.getConnectString(), "--", "sh", "-c", "touch " + q(ran))) {
+      assertThat(hold.awaitExit(EXIT)).as(hold::describe).isEqualTo(ExitCodes.DATA_ERROR);
+      assertThat(hold.stderr()).contains(lease + " is an ephemeral node", "deleteall " + lease)
+          .doesNotContain("Exception", "\tat ");
+    }
+    assertThat(ran).doesNotExist();
+  }
+
   // ---- help -----------------------------------------------------------------------------------
 
   private static final List<String> HOLD_FLAGS = List.of("--zk", "--lease", "--session-timeout",

@@ -38,6 +38,12 @@ final class Znodes implements AutoCloseable {
   }
 
   /** Creates a persistent node (and its parents) holding {@code data}. */
+  /** An ephemeral node of this client's session, as another program would leave one. */
+  void createEphemeral(String path) throws Exception {
+    client.create().creatingParentsIfNeeded().withMode(org.apache.zookeeper.CreateMode.EPHEMERAL)
+        .forPath(path);
+  }
+
   void create(String path, String data) throws Exception {
     client.create().creatingParentsIfNeeded().forPath(path, data.getBytes(StandardCharsets.UTF_8));
   }

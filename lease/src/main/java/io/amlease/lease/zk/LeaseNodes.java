@@ -43,8 +43,9 @@ final class LeaseNodes {
   }
 
   /**
-   * Creates the lease (root and epoch node) if it never existed, then checks that these credentials
-   * may write the lease nodes and, with credentials, that nobody else may.
+   * Creates the lease (root and epoch node) if it never existed, then checks that its nodes are of
+   * the kind they must be, that these credentials may write them and, with credentials, that
+   * nobody else may.
    */
   void prepare(CuratorFramework client) throws Exception {
     try {
@@ -58,6 +59,13 @@ final class LeaseNodes {
     } catch (KeeperException.AuthFailedException e) {
       throw acl.loginRefused(e);
     }
+    ZooKeeper handle = client.getZookeeperClient().getZooKeeper();
+    persistent(handle, paths.root(), "it can have no children, so no latch, epoch or leader node "
+        + "can be made under it: every holder would wait forever");
+    persistent(handle, paths.latch(), "it can have no children, so no contender can join the "
+        + "election");
+    persistent(handle, paths.epoch(), "it goes with its session, and a new one would start the "
+        + "fencing tokens again at version 0 (G3)");
     check(client, paths.root(), Perms.CREATE | Perms.DELETE | Perms.READ);
     check(client, paths.latch(), Perms.CREATE | Perms.DELETE);
     check(client, paths.epoch(), Perms.WRITE);
@@ -135,6 +143,21 @@ final class LeaseNodes {
       // Normal after the first holder.
     } catch (KeeperException.NoAuthException e) {
       throw accessDenied(parent, null);
+    }
+  }
+
+  /**
+   * Refuses a lease node that is ephemeral (someone made it by hand, or another program's session
+   * owns the path): what it breaks is {@code why}.
+   */
+  private void persistent(ZooKeeper zk, String path, String why) throws Exception {
+    Stat stat = zk.exists(path, false);
+    if (stat != null && stat.getEphemeralOwner() != 0) {
+      throw new LeaseException.BadData(path + " is an ephemeral node (of session 0x"
+          + Long.toHexString(stat.getEphemeralOwner()) + "), not a lease node: " + why
+          + ". Refusing to campaign. To repair: end that session, or delete the lease (zkCli.sh "
+          + "deleteall " + paths.root() + ") once no holder runs; or give the holders another "
+          + LeaseConfig.LEASE_PATH + ".");
     }
   }
 

@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
@@ -76,6 +77,31 @@ class LeaseStateSafetyTest {
     assertThatThrownBy(() -> zk.admin().transaction().forOperations(
         zk.admin().transactionOp().check().withVersion(first.token()).forPath(path + "/epoch")))
         .isInstanceOf(KeeperException.NoNodeException.class);
+  }
+
+  /**
+   * Item 9 of issue 24: lease nodes of the wrong kind (ephemeral: made by hand, or another
+   * session's) are refused at start, naming the node, what it breaks and the repair; nothing is
+   * created under them.
+   */
+  @Test
+  void ephemeralLeaseNodesAreRefusedAtStart() throws Exception {
+    for (String node : List.of("", "/latch", "/epoch")) {
+      String path = newPath();
+      if (!node.isEmpty()) {
+        zk.admin().create().creatingParentsIfNeeded().forPath(path);
+      }
+      zk.admin().create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path + node,
+          "0".getBytes(StandardCharsets.UTF_8));
+      try (Holder a = new Holder(config(zk.connectString(), path, "a").build())) {
+        assertThatThrownBy(a::start).as(node).isInstanceOf(LeaseException.BadData.class)
+            .hasMessageContaining(path + node + " is an ephemeral node")
+            .hasMessageContaining("deleteall " + path);
+        assertThat(a.grants).isEmpty();
+      }
+      assertThat(zk.admin().getChildren().forPath(path)).as(node)
+          .containsExactlyInAnyOrderElementsOf(node.isEmpty() ? List.of() : List.of(node.substring(1)));
+    }
   }
 
   /** The epoch node exists from the lease's creation: the first term's token is its version 1. */
