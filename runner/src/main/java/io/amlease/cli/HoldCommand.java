@@ -11,6 +11,7 @@ import io.amlease.lease.LeaseState;
 import io.amlease.lease.RevocationReason;
 import io.amlease.lease.zk.ZkLease;
 import io.amlease.process.ChildProcess;
+import io.amlease.process.DeadlineFeed;
 import io.amlease.process.ThisJvm;
 import io.amlease.process.Signals;
 import io.amlease.status.LeaseReport;
@@ -26,7 +27,7 @@ import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.apache.commons.cli.CommandLine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +45,7 @@ final class HoldCommand {
   @FunctionalInterface
   interface Launcher {
     ChildProcess start(List<String> command, Map<String, String> env, Duration stopTimeout,
-        BooleanSupplier release) throws IOException;
+        Supplier<Optional<Duration>> term) throws IOException;
   }
 
   private sealed interface Event {}
@@ -239,7 +240,7 @@ final class HoldCommand {
           "AMLEASE_HOLDER", config.holderId(),
           "AMLEASE_ZK", config.connectString(),
           "AMLEASE_PUBLISH", ThisJvm.publishCommand(config, java.util.Optional.empty())),
-          stopTimeout, () -> live(lease.state(), started));
+          stopTimeout, () -> timeLeft(lease.state(), started));
     } catch (ChildProcess.NotReleased e) {
       LOG.warn("epoch {} ended while COMMAND's start gate was set up ({}); not starting COMMAND; "
           + "exiting {}", epoch.value(), lease.state().phase(), ExitCodes.LEASE_LOST);
@@ -255,8 +256,8 @@ final class HoldCommand {
       zk.termSession().ifPresent(child::handOverSession);
     }
     child.onExit().thenAccept(status -> events.add(new ChildExited(status)));
-    try {
-      return superviseChild(lease, config, child);
+    try (DeadlineFeed feed = DeadlineFeed.start(child, () -> timeLeft(lease.state(), started))) {
+      return superviseChild(lease, config, child, started);
     } finally {
       if (!child.onExit().isDone()) {
         // Leaving abnormally (an interrupt, a bug): stop COMMAND before the lease is closed and
@@ -267,12 +268,18 @@ final class HoldCommand {
     }
   }
 
-  private int superviseChild(Lease lease, LeaseConfig config, ChildProcess child)
+  private int superviseChild(Lease lease, LeaseConfig config, ChildProcess child, Epoch epoch)
       throws InterruptedException {
     Duration stopTimeout = config.stopTimeout();
     while (true) {
       Event e = events.take();
-      if (e instanceof ChildExited x) {
+      if (e instanceof ChildExited x && !live(lease.state(), epoch)) {
+        // Its reaper ended the group at the deadline (this runner was paused or stuck), or it
+        // exited as the term ended: a lease loss either way, not the command's own end.
+        LOG.warn("COMMAND exited with status {} after epoch {} ended; exiting {}", x.status(),
+            epoch.value(), ExitCodes.LEASE_LOST);
+        return ExitCodes.LEASE_LOST;
+      } else if (e instanceof ChildExited x) {
         // onExit completed only once COMMAND's whole process group was gone: nothing it started
         // runs on without the lease.
         LOG.info("COMMAND exited with status {}; releasing the lease", x.status());
@@ -318,6 +325,11 @@ final class HoldCommand {
   private static boolean live(LeaseState st, Epoch epoch) {
     return st.holder() && st.epoch().equals(Optional.of(epoch)) && !st.timeLeft().isZero()
         && !st.timeLeft().isNegative();
+  }
+
+  /** The time term {@code epoch} has left, or empty when {@code st} says it is over. */
+  static Optional<Duration> timeLeft(LeaseState st, Epoch epoch) {
+    return live(st, epoch) ? Optional.of(st.timeLeft()) : Optional.empty();
   }
 
   private static List<String> participants(Lease lease) {

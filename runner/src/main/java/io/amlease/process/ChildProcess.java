@@ -16,7 +16,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
+import java.util.Optional;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,12 +58,19 @@ public final class ChildProcess {
     this.group = group;
     this.reaper = reaper;
     this.stopTimeout = stopTimeout;
-    // Its own thread: ending what the child left behind may take the whole stop-timeout.
-    this.exited = process.onExit().thenApplyAsync(this::afterExit, r -> {
-      Thread t = new Thread(r, "amlease-child-" + process.pid());
-      t.setDaemon(true);
-      t.start();
-    });
+    // Its own thread: ending what the child left behind may take the whole stop-timeout. Started
+    // now, not when the child exits: by then a child that used up the process limit (threads
+    // count) may leave no room for a new thread until its whole group is gone.
+    java.util.concurrent.ThreadPoolExecutor afterExitThread =
+        new java.util.concurrent.ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+            new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+              Thread t = new Thread(r, "amlease-child-" + process.pid());
+              t.setDaemon(true);
+              return t;
+            });
+    afterExitThread.prestartAllCoreThreads();
+    this.exited = process.onExit().thenApplyAsync(this::afterExit, afterExitThread);
+    exited.whenComplete((status, failure) -> afterExitThread.shutdown());
   }
 
   /**
@@ -82,25 +90,28 @@ public final class ChildProcess {
     return start(command, env, DEFAULT_STOP_TIMEOUT);
   }
 
-  /** As {@link #start(List, Map, Duration, BooleanSupplier)} for a child released at once. */
+  /** As {@link #start(List, Map, Duration, Supplier)} for a child under no term (no deadline). */
   public static ChildProcess start(List<String> command, Map<String, String> env,
       Duration stopTimeout) throws IOException {
-    return start(command, env, stopTimeout, () -> true);
+    return start(command, env, stopTimeout, null);
   }
 
   /**
    * Starts {@code command} as the leader of a new session and process group, guarded by a reaper
    * that stops the group (SIGTERM, then SIGKILL after {@code stopTimeout}) if this JVM dies first.
-   * {@code release} is asked last, with the gate stopped and its reaper armed, right before the
-   * reaper continues it: a runner passes "the term is still held", so that a term that ended during
-   * the set-up (the reaper's start, the {@code /proc} polls) never runs COMMAND.
+   * {@code term} is asked last, with the gate stopped and its reaper armed, right before the
+   * reaper continues it: the time the term the child runs under has left, or empty when it is over,
+   * so that a term that ended during the set-up (the reaper's start, the {@code /proc} polls) never
+   * runs COMMAND (G4). The reaper is told that deadline, and ends the group when it passes unless
+   * {@link #extend} moved it: a dead-man's switch for a runner that is paused or stuck. Null: no
+   * term, no deadline.
    *
-   * @throws NotReleased when {@code release} said no: nothing ran
+   * @throws NotReleased when {@code term} said the term is over: nothing ran
    * @throws IOException when the command is not an executable file (or not on PATH), or the group
    *     or its reaper cannot be set up; no process is left running then
    */
   public static ChildProcess start(List<String> command, Map<String, String> env,
-      Duration stopTimeout, BooleanSupplier release) throws IOException {
+      Duration stopTimeout, Supplier<Optional<Duration>> term) throws IOException {
     // setsid would report a missing command only as exit status 127, after the fact; callers
     // (hold's exit 127, the AM's failed start) need it as an error, as ProcessBuilder gives it.
     Map<String, String> childEnv = new HashMap<>(System.getenv());
@@ -133,10 +144,11 @@ public final class ChildProcess {
     try {
       group = ProcessGroup.ledBy(process, SETSID_WITHIN);
       group.awaitStopped(process, SETSID_WITHIN);
-      if (!release.getAsBoolean()) {
+      Optional<Duration> left = term == null ? Optional.empty() : term.get();
+      if (term != null && left.isEmpty()) {
         throw new NotReleased(command);
       }
-      reaper.watch(group);
+      reaper.watch(group, left);
       group.awaitContinued(process, SETSID_WITHIN);
       return new ChildProcess(process, group, reaper, stopTimeout);
     } catch (IOException | RuntimeException e) {
@@ -185,7 +197,21 @@ public final class ChildProcess {
     return exited.copy();
   }
 
-  /** Sends signal {@code name} (TERM, INT, …) to the child's whole process group. */
+  /**
+   * The term the child runs under now has {@code left} before its deadline: the reaper ends the
+   * group when that passes, unless told again (see {@link #start(List, Map, Duration, Supplier)}).
+   */
+  public void extend(Duration left) {
+    if (!exited.isDone()) {
+      reaper.deadline(left);
+    }
+  }
+
+  /**
+   * Sends signal {@code name} (TERM, INT, …) to the child's whole process group. Without forking:
+   * the reaper sends it with its builtin kill; should the reaper be gone, SIGTERM and SIGKILL go to
+   * each member from here (a fork is what fails once the child has used up RLIMIT_NPROC).
+   */
   public void signal(String name) {
     if (exited.isDone()) {
       // The group is empty, and its id is free to be reused by an unrelated session.
@@ -196,7 +222,10 @@ public final class ChildProcess {
     } else if ("KILL".equals(name)) {
       killed = true;
     }
-    group.signal(name);
+    boolean told = reaper.signal(name);
+    if (!told || "KILL".equals(name)) {
+      group.signal(name); // For KILL both: it must arrive.
+    }
   }
 
   /**
@@ -210,11 +239,30 @@ public final class ChildProcess {
       LOG.warn("COMMAND (process group {}) still running {} after the stop signal; sending SIGKILL "
           + "to the group", group, Durations.format(stopTimeout));
       signal("KILL");
-      return exited.join();
+      return afterKill();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       signal("KILL");
-      return exited.join();
+      return afterKill();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * The exit status once SIGKILL was sent, waiting a bounded time: a member stuck in the kernel
+   * (uninterruptible sleep) must not hold the runner forever; the reaper stays armed for it.
+   */
+  private int afterKill() {
+    try {
+      return exited.get(AFTER_KILL.multipliedBy(2).toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      LOG.warn("COMMAND (process group {}) still not gone {} after SIGKILL; leaving it to its "
+          + "reaper", group, Durations.format(AFTER_KILL.multipliedBy(2)));
+      return 128 + 9;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 128 + 9;
     } catch (ExecutionException e) {
       throw new IllegalStateException(e);
     }

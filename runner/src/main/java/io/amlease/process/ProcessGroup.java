@@ -95,8 +95,16 @@ final class ProcessGroup {
     }
   }
 
-  /** Sends SIG{@code name} to every member; false when there was none (or kill failed). */
+  /**
+   * Sends SIG{@code name} to every member; false when there was none (or kill failed). TERM and
+   * KILL go to each member from this JVM (no fork: a fork fails when the group has used up
+   * RLIMIT_NPROC); one sweep can miss a member forked meanwhile, which a later SIGKILL sweep gets.
+   * Other signals need {@code kill(1)}, forked.
+   */
   boolean signal(String name) {
+    if ("TERM".equals(name) || "KILL".equals(name)) {
+      return eachMember(name.equals("KILL"));
+    }
     try {
       Process kill = new ProcessBuilder("kill", "-s", name, "--", "-" + id)
           .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
@@ -113,6 +121,27 @@ final class ProcessGroup {
       Thread.currentThread().interrupt();
       return false;
     }
+  }
+
+  private boolean eachMember(boolean kill) {
+    boolean any = false;
+    try (DirectoryStream<Path> procs = Files.newDirectoryStream(PROC, ProcessGroup::isPid)) {
+      for (Path proc : procs) {
+        String[] fields;
+        try {
+          fields = afterName(Files.readString(proc.resolve("stat")));
+        } catch (IOException gone) {
+          continue;
+        }
+        if (fields.length > 2 && fields[2].equals(Long.toString(id))) {
+          any |= ProcessHandle.of(Long.parseLong(proc.getFileName().toString()))
+              .map(h -> kill ? h.destroyForcibly() : h.destroy()).orElse(false);
+        }
+      }
+    } catch (IOException e) {
+      LOG.warn("cannot list {} to signal process group {}: {}", PROC, id, e.toString());
+    }
+    return any;
   }
 
   /** True while a member that has not exited (a non-zombie) is left. */

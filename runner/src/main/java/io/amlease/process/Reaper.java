@@ -35,6 +35,15 @@ import org.slf4j.LoggerFactory;
  * the crash would cost about a second. It is a JVM of about 65 MB resident, counted in a YARN
  * container's memory, for as long as the runner holds the lease.
  *
+ * <p>It is also a dead-man's switch (G4): a runner that holds a lease tells it the term's deadline
+ * ({@link #deadline}, time left from now, counted on the reaper's own CLOCK_BOOTTIME) before the
+ * gate opens and with every extension. When the deadline passes without a newer one, the reaper
+ * ends the group as if the runner had died: a runner that is paused (SIGSTOP, a long GC) or stuck
+ * cannot stop its child, but its reaper, a separate process, can. It also delivers the runner's
+ * signals to the group ({@link #signal}) with its shell's builtin {@code kill}: no process is forked
+ * to signal, so a child that has used up {@code RLIMIT_NPROC} (or a pids cgroup) is stopped all the
+ * same. bash, for {@code read -t}; where there is none, {@code sh} without the deadline.
+ *
  * <p>It runs in its own session, so a terminal's Ctrl-C or a NodeManager's kill of the runner's
  * process group does not reach it (and it ignores those signals besides); its stdout and stderr are
  * {@code /dev/null}, so it never keeps the runner's output open after the runner exits.
@@ -84,10 +93,29 @@ final class Reaper {
         rm -rf "$d"
       }
       session=
-      while read -r word rest; do
+      # The deadline, in centiseconds of /proc/uptime (CLOCK_BOOTTIME: it counts a suspended
+      # machine too, and no one can set it); empty while there is none.
+      dl=
+      now() { read -r up _ < /proc/uptime; up=${up%.*}${up#*.}; now=$((10#$up)); }
+      while :; do
+        if [ -n "$dl" ] && [ -n "$g" ] && [ -n "$BASH_VERSION" ]; then
+          now
+          left=$((dl - now))
+          [ "$left" -gt 0 ] || break
+          read -r -t "$((left / 100)).$((left % 100 / 10))$((left % 10))" word rest
+          rc=$?
+          [ "$rc" -gt 128 ] && continue
+          [ "$rc" -eq 0 ] || break
+        else
+          read -r word rest || break
+        fi
         case $word in
           done) exit 0 ;;
           group) g=$rest; kill -s CONT -- "-$g" ;;
+          deadline) [ -n "$BASH_VERSION" ] && { now; dl=$((now + rest)); } ;;
+          # The runner is stopping the group itself: give it the stop-timeout and a second.
+          signal) [ -n "$g" ] && kill -s "$rest" -- "-$g" 2>/dev/null
+            [ -n "$dl" ] && { now; dl=$((now + t * 10 + 100)); } ;;
           session) session=$rest; [ -n "$waiting" ] || prestart ;;
         esac
       done
@@ -120,6 +148,13 @@ final class Reaper {
       exit 0
       """;
 
+  /** bash for {@code read -t} (the deadline); sh has no timed read. */
+  private static final String SHELL =
+      java.nio.file.Files.isExecutable(java.nio.file.Path.of("/bin/bash")) ? "/bin/bash" : "/bin/sh";
+
+  /** How much later than the runner's deadline the reaper acts on it. */
+  static final Duration BEHIND = Duration.ofMillis(250);
+
   private final String token;
   private final long pid;
   private final OutputStream pipe;
@@ -141,7 +176,7 @@ final class Reaper {
       throws IOException, InterruptedException {
     long tenths = (stopTimeout.toMillis() + 99) / 100;
     String token = Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
-    ProcessBuilder pb = new ProcessBuilder("setsid", "--", "/bin/sh", "-c", SCRIPT,
+    ProcessBuilder pb = new ProcessBuilder("setsid", "--", SHELL, "-c", SCRIPT,
         "amlease-reaper", token, Long.toString(tenths))
         .redirectInput(ProcessBuilder.Redirect.PIPE)
         .redirectOutput(ProcessBuilder.Redirect.DISCARD)
@@ -185,11 +220,52 @@ final class Reaper {
    *
    * @throws IOException when the reaper cannot be told (it died): COMMAND must not run then
    */
-  void watch(ProcessGroup g) throws IOException {
+  void watch(ProcessGroup g, java.util.Optional<Duration> deadline) throws IOException {
     synchronized (pipe) {
       group = g;
-      pipe.write(("group " + g.id() + "\n").getBytes(StandardCharsets.US_ASCII));
+      String d = deadline.map(left -> "deadline " + centis(left) + "\n").orElse("");
+      pipe.write((d + "group " + g.id() + "\n").getBytes(StandardCharsets.US_ASCII));
       pipe.flush();
+    }
+  }
+
+  /**
+   * Sets the deadline {@code left} from now: unless told a newer one by then, the reaper ends the
+   * group when it passes. Returns false when the reaper cannot be told (it is gone).
+   */
+  boolean deadline(Duration left) {
+    return tell("deadline " + centis(left));
+  }
+
+  /**
+   * A deadline for the reaper: {@link #BEHIND} later than the runner's own, so that a runner that
+   * is not paused stops the group itself (its watchdog fires at the deadline) and the two do not
+   * race; G2's slack (at least 1 s) covers it.
+   */
+  private static long centis(Duration left) {
+    return Math.max(0, left.plus(BEHIND).toMillis() / 10);
+  }
+
+  /**
+   * Has the reaper send SIG{@code name} to the group, with its builtin kill (no fork here or
+   * there). False when the reaper cannot be told; the caller signals itself then.
+   */
+  boolean signal(String name) {
+    return tell("signal " + name);
+  }
+
+  private boolean tell(String line) {
+    synchronized (pipe) {
+      if (!armed.get() || group == null) {
+        return false;
+      }
+      try {
+        pipe.write((line + "\n").getBytes(StandardCharsets.US_ASCII));
+        pipe.flush();
+        return true;
+      } catch (IOException e) {
+        return false;
+      }
     }
   }
 

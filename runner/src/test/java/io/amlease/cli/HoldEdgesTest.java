@@ -41,10 +41,10 @@ class HoldEdgesTest {
   private final List<List<String>> launched = new CopyOnWriteArrayList<>();
   private volatile Runnable whileStarting = () -> { };
   private final HoldCommand hold = new HoldCommand(new PrintStream(new ByteArrayOutputStream()),
-      new PrintStream(new ByteArrayOutputStream()), (command, env, stop, release) -> {
+      new PrintStream(new ByteArrayOutputStream()), (command, env, stop, term) -> {
         launched.add(command);
         whileStarting.run();
-        return ChildProcess.start(command, env, stop, release);
+        return ChildProcess.start(command, env, stop, term);
       });
   private final LeaseListener events = hold.listener();
 

@@ -22,16 +22,33 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * G3 with a real process pause: {@code hold} is stopped with SIGSTOP for longer than T, a contender
- * takes over, and {@code hold} is continued. Its command kept running meanwhile (a stopped process
- * cannot stop its child); what keeps that harmless is the epoch token: a write carrying the old token
- * fails. On SIGCONT, hold notices at once, stops its command and exits 75.
+ * G4 and G3 with a real process pause: {@code hold} is stopped with SIGSTOP, a contender takes over,
+ * and {@code hold} is continued. A stopped process cannot stop its child, but the child's reaper, a
+ * dead-man's switch told every deadline, ends the child's group once the last deadline passes (and
+ * then the paused runner's session, so the contender need not wait for T). A write carrying the old
+ * token is refused all the same. On SIGCONT, hold notices and exits 75.
  */
 class HoldPauseTest {
   private static final Duration T = Duration.ofSeconds(6);
+  /** hold's grace at T = 6 s with a 1 s stop-timeout: min(4 s, 6 × 0.95 − 1 − 1 − 0.925). */
+  private static final Duration GRACE = Duration.ofMillis(2775);
+  private static final Duration STOP = Duration.ofSeconds(1);
+  /** The slack G2 allows for a late watchdog and signal delivery. */
+  private static final Duration SLACK = Duration.ofSeconds(1);
 
   @TempDir
   Path dir;
+
+  /** Whether {@code pid} exists and is not a zombie. */
+  private static boolean acting(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      String state = stat.substring(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      return !state.equals("Z") && !state.equals("X");
+    } catch (java.io.IOException gone) {
+      return false;
+    }
+  }
 
   @Test
   void pausedHolderIsFencedAndExitsOnContinue() throws Exception {
@@ -63,9 +80,16 @@ class HoldPauseTest {
             .until(() -> zk.getChildren().forPath(lease + "/latch").size() == 2);
 
         hold.signal("STOP");
+        long stopped = System.nanoTime(); // The term's last ack was before this.
+        // Issue 24 item 3: before the reaper was a dead-man's switch the command ran on for as
+        // long as hold stayed stopped.
+        // The command's parent is the stopped hold, which cannot reap it: gone means a zombie.
+        await().atMost(GRACE.plus(STOP).plus(SLACK)).until(() -> !acting(child.pid()));
+        Duration gone = Duration.ofNanos(System.nanoTime() - stopped);
+        assertThat(gone).as("the command is gone by deadline + stop-timeout")
+            .isLessThanOrEqualTo(GRACE.plus(STOP).plus(SLACK));
         LeaseHolder.Grant next = contender.awaitGrant(T.multipliedBy(3));
         assertThat(next.epoch().value()).isEqualTo(2);
-        assertThat(child.isAlive()).as("a stopped hold cannot stop its command").isTrue();
 
         // The command's write, fenced with the token it was given, is refused by ZooKeeper ...
         assertThatThrownBy(() -> zk.transaction().forOperations(
@@ -75,12 +99,13 @@ class HoldPauseTest {
             .isInstanceOf(KeeperException.BadVersionException.class);
         assertThat(zk.checkExists().forPath(state)).isNull();
 
-        // ... and once continued, hold finds its deadline long past: it stops the command, exits 75.
+        // ... and once continued, hold finds its deadline long past: it exits 75.
         hold.signal("CONT");
         assertThat(hold.awaitExit(Duration.ofSeconds(10))).as(hold::describe)
             .isEqualTo(ExitCodes.LEASE_LOST);
         assertThat(child.isAlive()).isFalse();
-        assertThat(hold.stderr()).containsAnyOf("GRACE_EXPIRED", "SESSION_LOST", "SUPERSEDED");
+        assertThat(hold.stderr()).containsAnyOf("GRACE_EXPIRED", "SESSION_LOST", "SUPERSEDED",
+            "after epoch 1 ended");
 
         LeaderInfo leader = reader.current().orElseThrow();
         assertThat(leader.holder()).isEqualTo("contender");

@@ -44,6 +44,10 @@ final class Znodes implements AutoCloseable {
         .forPath(path);
   }
 
+  void set(String path, String data) throws Exception {
+    client.setData().forPath(path, data.getBytes(StandardCharsets.UTF_8));
+  }
+
   void create(String path, String data) throws Exception {
     client.create().creatingParentsIfNeeded().forPath(path, data.getBytes(StandardCharsets.UTF_8));
   }

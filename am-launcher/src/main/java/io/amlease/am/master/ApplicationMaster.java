@@ -3,6 +3,7 @@ package io.amlease.am.master;
 import io.amlease.am.AmSettings;
 import io.amlease.am.web.AmWebServer;
 import io.amlease.process.ChildProcess;
+import io.amlease.process.DeadlineFeed;
 import io.amlease.process.Signals;
 import io.amlease.process.ThisJvm;
 import io.amlease.status.StatusReplies;
@@ -439,7 +440,7 @@ public final class ApplicationMaster {
     ChildProcess child;
     try {
       child = ChildProcess.start(settings.masterCommand(), env, config.stopTimeout(),
-          () -> TermCheck.holdsLocally(lease.state(), epoch));
+          () -> TermCheck.timeLeft(lease.state(), epoch));
     } catch (ChildProcess.NotReleased e) {
       LOG.info("epoch {} ended before the master started", epoch.value());
       return null;
@@ -447,6 +448,9 @@ public final class ApplicationMaster {
     LOG.info("epoch {}: master command {} running (pid {})", epoch.value(), settings.masterCommand(),
         child.pid());
     child.onExit().thenAccept(status -> events.add(new MasterExited(epoch, status)));
+    // The dead-man's switch: should this JVM be paused or stuck, the reaper stops the master at
+    // the term's deadline. Closed with the JVM; it stops by itself once the term is over.
+    DeadlineFeed.start(child, () -> TermCheck.timeLeft(lease.state(), epoch));
     return child;
   }
 

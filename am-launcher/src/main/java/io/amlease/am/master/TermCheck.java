@@ -50,6 +50,12 @@ final class TermCheck implements AutoCloseable {
         && state.timeLeft().compareTo(Duration.ZERO) > 0;
   }
 
+  /** The time term {@code epoch} has left, if the lease holds it locally. No I/O. */
+  static java.util.Optional<Duration> timeLeft(LeaseState state, Epoch epoch) {
+    return holdsLocally(state, epoch) ? java.util.Optional.of(state.timeLeft())
+        : java.util.Optional.empty();
+  }
+
   /**
    * True only if the lease holds {@code epoch} locally and ZooKeeper confirms that epoch is still
    * current, within the term's deadline. A refused confirmation also revokes the lease (FENCED).
