@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.amlease.am.client.SubmitCommand;
 import io.amlease.lease.zk.ZkClients;
+import io.amlease.testkit.PortReservation;
 import java.io.ByteArrayOutputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -150,7 +151,7 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
         for (String key : List.of(YarnConfiguration.RM_ADDRESS,
             YarnConfiguration.RM_SCHEDULER_ADDRESS, YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS,
             YarnConfiguration.RM_ADMIN_ADDRESS, YarnConfiguration.RM_WEBAPP_ADDRESS)) {
-          conf.set(HAUtil.addSuffix(key, rm), "127.0.0.1:" + freePort());
+          conf.set(HAUtil.addSuffix(key, rm), "127.0.0.1:" + PortReservation.one());
         }
       }
     }
@@ -364,13 +365,6 @@ final class YarnZkCluster implements BeforeAllCallback, AfterAllCallback {
   List<String> amBlacklist(ApplicationId id) {
     return activeRmContext().getRMApps().get(id).getCurrentAppAttempt()
         .getAMBlacklistManager().getBlacklistUpdates().getBlacklistAdditions();
-  }
-
-  private static int freePort() throws IOException {
-    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1,
-        java.net.InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    }
   }
 
   /**

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.amlease.lease.zk.ZkServers;
 import io.amlease.testkit.HeadlessChromium;
-import java.net.ServerSocket;
+import io.amlease.testkit.PortReservation;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -40,12 +40,6 @@ class HoldStatusTest {
         HttpResponse.BodyHandlers.ofString());
   }
 
-  private static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
-  }
-
   /** CI installs Chromium (.ci/run); elsewhere the browser part is skipped when there is none. */
   private static HeadlessChromium chromium() {
     Optional<HeadlessChromium> found = HeadlessChromium.find();
@@ -59,7 +53,7 @@ class HoldStatusTest {
   @Test
   void statusPageJsonAndMetricsShowTheHolderAndEventsAreJsonLines() throws Exception {
     Path events = dir.resolve("events.jsonl");
-    int port = freePort();
+    int port = PortReservation.one();
     String base = "http://127.0.0.1:" + port + "/";
     try (TestingServer zk = ZkServers.standalone();
          HoldProcess hold = HoldProcess.start(dir, "hold", Map.of("AMLEASE_EVENT_LOG",
