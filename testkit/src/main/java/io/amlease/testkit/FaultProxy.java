@@ -48,6 +48,7 @@ public final class FaultProxy implements AutoCloseable {
     private final Set<ProxyConnection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicLong connectionIds = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicLong lastUpstream = new AtomicLong();
     private final Thread acceptor;
     private final Duration retryRefused;
     private volatile InetSocketAddress target;
@@ -138,6 +139,14 @@ public final class FaultProxy implements AutoCloseable {
         return gate.mode();
     }
 
+    /**
+     * {@code System.nanoTime()} when bytes from a client last reached the target, or 0: a test that
+     * must act at a known time after a client's last request (an idle ZooKeeper client's ping).
+     */
+    public long lastForwardedFromClientNanos() {
+        return lastUpstream.get();
+    }
+
     /** Connections accepted and not yet closed, including those held back by a partition. */
     public int connectionCount() {
         return connections.size();
@@ -183,7 +192,7 @@ public final class FaultProxy implements AutoCloseable {
                 continue;
             }
             ProxyConnection c = new ProxyConnection(name + "-conn-" + connectionIds.incrementAndGet(),
-                    socket, gate, () -> target, retryRefused, connections::remove);
+                    socket, gate, () -> target, retryRefused, connections::remove, lastUpstream::set);
             boolean admitted = gate.withMode(mode -> {
                 if (mode == Mode.RESET || closed.get()) {
                     return false;

@@ -12,6 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,19 +37,21 @@ final class ProxyConnection {
     private final Supplier<InetSocketAddress> target;
     private final Duration retryRefused;
     private final Consumer<ProxyConnection> onClosed;
+    private final LongConsumer forwardedUp;
     private final AtomicBoolean open = new AtomicBoolean(true);
     private final AtomicInteger finishedDirections = new AtomicInteger();
     private final List<Thread> threads = new CopyOnWriteArrayList<>();
     private Socket server; // guarded by this: close() may race with the connect in upstream()
 
     ProxyConnection(String name, Socket client, Gate gate, Supplier<InetSocketAddress> target,
-                    Duration retryRefused, Consumer<ProxyConnection> onClosed) {
+                    Duration retryRefused, Consumer<ProxyConnection> onClosed, LongConsumer forwardedUp) {
         this.name = name;
         this.client = client;
         this.gate = gate;
         this.target = target;
         this.retryRefused = retryRefused;
         this.onClosed = onClosed;
+        this.forwardedUp = forwardedUp;
     }
 
     void start() {
@@ -83,8 +86,8 @@ final class ProxyConnection {
                 return;
             }
             LOG.debug("{}: connected {} -> {}", name, client.getRemoteSocketAddress(), s.getRemoteSocketAddress());
-            spawn("down", () -> pump(s, client));
-            pump(client, s);
+            spawn("down", () -> pump(s, client, t -> { }));
+            pump(client, s, forwardedUp);
         } catch (IOException e) {
             LOG.debug("{}: cannot reach target {}: {}", name, target.get(), e.toString());
             abort();
@@ -121,7 +124,8 @@ final class ProxyConnection {
         return true;
     }
 
-    private void pump(Socket from, Socket to) {
+    /** Copies {@code from} to {@code to}, telling {@code wrote} the time of each write. */
+    private void pump(Socket from, Socket to, LongConsumer wrote) {
         byte[] buffer = new byte[BUFFER_BYTES];
         try {
             InputStream in = from.getInputStream();
@@ -138,6 +142,7 @@ final class ProxyConnection {
                     try {
                         if (len > 0) {
                             out.write(buffer, 0, len);
+                            wrote.accept(System.nanoTime());
                         } else if (len == EOF) {
                             to.shutdownOutput(); // keep half-close semantics: the other direction may still flow
                         } else {

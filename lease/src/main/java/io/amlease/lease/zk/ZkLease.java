@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * The ZooKeeper lease (DESIGN.md §2–§3): its lifecycle, and the public face of its parts, each its
  * own type: {@link Terms} is the state machine of the lease's terms and reports their edges,
  * {@link Election} turns latch leadership into a {@link Term}, {@link Liveness} keeps the term's
- * {@code lastAck} and ends it at the deadline, {@link Fence} guards writes with the epoch,
+ * {@code lastAck} and ends it at the deadline ({@link CampaignRenewal} keeps the session renewed
+ * before it), {@link Fence} guards writes with the epoch,
  * {@link LeaseNodes} creates and checks the nodes, and observers ({@link LeaseLog},
  * {@link EventLog}, {@link LeaseStats}, the caller's own) log and count.
  *
@@ -57,6 +58,7 @@ public final class ZkLease implements Lease {
   private final Terms terms;
   private final Election election;
   private final Fence fence;
+  private final CampaignRenewal campaignRenewal;
 
   private volatile CuratorFramework client;
 
@@ -86,6 +88,8 @@ public final class ZkLease implements Lease {
             () -> terms.revokeCurrent(RevocationReason.LATCH_LOST, "the leader latch lost leadership")));
     this.fence = new Fence(paths, observer, this.clock,
         new Fence.Owner(terms::held, this::zk, terms::revoke));
+    this.campaignRenewal = new CampaignRenewal(paths, this.clock, terms::campaigning,
+        timeout -> config.timingFor(timeout, "negotiated by the server"), this::zk);
   }
 
   /** A lease on the system clock. */
@@ -112,12 +116,16 @@ public final class ZkLease implements Lease {
       CuratorFramework connected = c;
       // A close that races start must not leave a session (and later a latch node) behind it.
       terms.whileCampaigning(() -> client = connected);
-      terms.timing(LeaseSession.negotiated(config, c));
+      LeaseTiming negotiated = LeaseSession.negotiated(config, c);
+      terms.timing(negotiated);
       watchSaslLogins(c);
       nodes.prepare(c);
       election.registerGeneration(zk()); // Outdated at once if a newer generation campaigns
       c.getConnectionStateListenable().addListener((cl, st) -> terms.connectionState(st));
-      terms.whileCampaigning(() -> election.start(connected));
+      terms.whileCampaigning(() -> {
+        election.start(connected);
+        campaignRenewal.start(negotiated.renewInterval());
+      });
       LOG.info("campaigning for {} as {}", config.leasePath(), config.holderId());
     } catch (LeaseException | LeaseConfigException e) {
       closeAfterFailedStart(c);
@@ -229,6 +237,7 @@ public final class ZkLease implements Lease {
     terms.closed();
     // Read after CLOSED: a start() still connecting sees CLOSED and closes what it made itself.
     CuratorFramework c = client;
+    campaignRenewal.stop();
     election.close();
     if (c != null) {
       LeaseSession.close(c);
