@@ -36,6 +36,11 @@ import org.slf4j.LoggerFactory;
 final class WorkerCount implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(WorkerCount.class);
   private static final Duration RETRY = Duration.ofSeconds(1);
+  /**
+   * A reader's session holds no ephemeral node, so nothing waits on its end: connected, a close
+   * takes milliseconds; on a silent link it is left to expire.
+   */
+  private static final Duration CLOSE_WAIT = Duration.ofMillis(500);
 
   /** Told the count epoch {@code epoch} runs, on the count's thread, once per change. */
   interface Target {
@@ -186,8 +191,12 @@ final class WorkerCount implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    if (zk != null) {
-      zk.close();
+    CuratorFramework c = zk;
+    // The AM closes this on its way to exit 75; a session close on a silent link would hold that
+    // exit (and YARN's next attempt) for up to 2/3 of this reader's session timeout.
+    if (c != null && !ZkClients.closeWithin(c::close, CLOSE_WAIT, "amlease-worker-count-close")) {
+      LOG.info("worker count reader's session close still pending after {}; not waiting for it",
+          io.amlease.lease.Durations.format(CLOSE_WAIT));
     }
   }
 }
