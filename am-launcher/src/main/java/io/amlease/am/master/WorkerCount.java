@@ -192,8 +192,9 @@ final class WorkerCount implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     CuratorFramework c = zk;
-    // The AM closes this on its way to exit 75; a session close on a silent link would hold that
-    // exit (and YARN's next attempt) for up to 2/3 of this reader's session timeout.
+    // The AM closes this on its way to exit 75; on a silent link ZooKeeper's close waits until the
+    // client gives up on the connection (its read or its reconnect's connect timeout), which would
+    // hold that exit, and YARN's next attempt, for seconds.
     if (c != null && !ZkClients.closeWithin(c::close, CLOSE_WAIT, "amlease-worker-count-close")) {
       LOG.info("worker count reader's session close still pending after {}; not waiting for it",
           io.amlease.lease.Durations.format(CLOSE_WAIT));
