@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.amlease.lease.Epoch;
 import io.amlease.lease.zk.ZkServers;
 import io.amlease.testkit.HeadlessChromium;
 import io.amlease.testkit.PortReservation;
@@ -113,6 +114,10 @@ class HoldStatusTest {
     assertThat(lines.get(0).path("epoch").asText()).isEqualTo("1");
     assertThat(lines.get(0).path("holder").asText()).isEqualTo("web");
     assertThat(lines.get(0).path("lease").asText()).isEqualTo("/status/l");
+    assertThat(lines.get(0).path("token").asText()).isEqualTo("1");
+    assertThat(lines.get(0).path("incarnation").asText())
+        .matches(Epoch.INCARNATION)
+        .isEqualTo(lines.get(1).path("incarnation").asText());
     assertThat(lines.get(1).path("reason").asText()).isEqualTo("RELEASED");
     assertThat(lines.get(1).path("time").asText()).isNotEmpty();
   }

@@ -12,7 +12,7 @@ import org.slf4j.MDC;
 /**
  * The machine-readable side of the lease's log: one line per grant, revocation, renewal failure and
  * fencing failure on the {@value #LOGGER} logger, with the facts as MDC fields (event, lease,
- * holder, epoch, token, session, reason, detail) so that a JSON layout (log4j2's
+ * holder, epoch, token, incarnation, session, reason, detail) so that a JSON layout (log4j2's
  * JsonTemplateLayout in {@code conf/log4j2.xml}) writes each as one JSON object. The human log
  * ({@code ZkLease}'s logger) says the same in words.
  */
@@ -67,6 +67,7 @@ final class EventLog implements LeaseObserver {
     fields.put("holder", holder);
     fields.put("epoch", Long.toString(epoch.value()));
     fields.put("token", Integer.toString(epoch.token()));
+    fields.put("incarnation", epoch.incarnation());
     fields.put("session", "0x" + Long.toHexString(session));
     if (reason != null) {
       fields.put("reason", reason);
