@@ -12,8 +12,8 @@ import java.util.stream.Stream;
 /**
  * Reads what a torture holder's processes recorded, from the directory layout the lane gives them:
  * <pre>
- * LANE/LIFE/edges.log          one holder process's terms: "nanos granted|revoked term …"
- * LANE/LIFE/cmd-N/term         the term of the N-th COMMAND that process started
+ * LANE/LIFE/edges.log          one holder process's terms: "nanos granted|revoked term [incarnation …]"
+ * LANE/LIFE/cmd-N/term         the term of the N-th COMMAND that process started [and its incarnation]
  * LANE/LIFE/cmd-N/ROLE.up      a shell actor's /proc/uptime stamps ({@link ActorScript})
  * LANE/LIFE/cmd-N/writer.log   the writer's stamps and writes ({@link TortureWriter})
  * LANE/LIFE/cmd-N/ROLE.pid     each actor's pid
@@ -25,8 +25,12 @@ final class ActorLogs {
   static final String EDGES = "edges.log";
   private static final String UP = ".up";
 
-  /** One COMMAND's record: its term as the holder process numbered it, its actors and writes. */
-  record Command(String life, Path dir, long localTerm, List<Span> actors, List<Write> writes) {}
+  /**
+   * One COMMAND's record: its term as the holder process numbered it (with the epoch node's
+   * incarnation under amlease, {@link #NO_INCARNATION} under a latch), its actors and writes.
+   */
+  record Command(String life, Path dir, long localTerm, String incarnation, List<Span> actors,
+      List<Write> writes) {}
 
   /** Where actor {@code role} surely acted (inner bounds on the nanoTime axis). */
   record Span(String role, long fromNanos, long toNanos) {}
@@ -34,8 +38,14 @@ final class ActorLogs {
   /** An accepted write: the data node's version after it. */
   record Write(int version, long nanos) {}
 
-  /** A term edge of a holder process: {@code granted} or {@code revoked}. */
-  record Edge(long nanos, boolean granted, long term) {}
+  /**
+   * A term edge of a holder process: {@code granted} or {@code revoked}; amlease's edges name the
+   * epoch node's incarnation (an operator's {@code deleteall} starts the epochs again in a new one).
+   */
+  record Edge(long nanos, boolean granted, long term, String incarnation) {}
+
+  /** The incarnation of a latch's terms, which have none. */
+  static final String NO_INCARNATION = "";
 
   private ActorLogs() {}
 
@@ -61,8 +71,8 @@ final class ActorLogs {
         if (!Files.isDirectory(cmd) || !Files.exists(term)) {
           continue;
         }
-        String t = read(term).strip();
-        if (t.isEmpty()) {
+        String[] t = read(term).strip().split("\\s+");
+        if (t[0].isEmpty()) {
           continue;
         }
         List<Span> actors = new ArrayList<>();
@@ -76,7 +86,8 @@ final class ActorLogs {
             writer(read(f), actors, writes);
           }
         }
-        out.add(new Command(life.getFileName().toString(), cmd, Long.parseLong(t), actors, writes));
+        out.add(new Command(life.getFileName().toString(), cmd, Long.parseLong(t[0]),
+            incarnation(t, 1), actors, writes));
       }
     }
     return out;
@@ -92,10 +103,17 @@ final class ActorLogs {
     for (String line : completeLines(read(f))) {
       String[] w = line.strip().split("\\s+");
       if (w.length >= 3 && (w[1].equals("granted") || w[1].equals("revoked"))) {
-        out.add(new Edge(Long.parseLong(w[0]), w[1].equals("granted"), Long.parseLong(w[2])));
+        out.add(new Edge(Long.parseLong(w[0]), w[1].equals("granted"), Long.parseLong(w[2]),
+            incarnation(w, 3)));
       }
     }
     return out;
+  }
+
+  /** Word {@code i} if it names an incarnation (a reason such as GRACE_EXPIRED does not). */
+  private static String incarnation(String[] words, int i) {
+    return words.length > i && io.amlease.lease.Epoch.INCARNATION.matcher(words[i]).matches()
+        ? words[i] : NO_INCARNATION;
   }
 
   /**

@@ -18,8 +18,9 @@ import java.util.List;
  * The shells stamp each loop with {@code /proc/uptime} (CLOCK_BOOTTIME in centiseconds, read by a
  * builtin, so a stamp costs no fork; see {@link UptimeClock}) into {@code ROLE.up}, the writer with
  * {@link System#nanoTime()}. Each writes its pid to {@code ROLE.pid}, so that the bench can end an
- * orphan. The term comes from {@code AMLEASE_EPOCH} under {@code hold}, from {@code TORTURE_TERM}
- * under a latch holder, and goes to {@code term} before anything acts.
+ * orphan. The term comes from {@code AMLEASE_EPOCH} (and its incarnation from
+ * {@code AMLEASE_EPOCH_INCARNATION}) under {@code hold}, from {@code TORTURE_TERM} under a latch
+ * holder, and goes to {@code term} before anything acts.
  *
  * <p>Arguments: {@code $0} the run's token (every process of the tree carries it in its command
  * line, which is how the bench finds whatever is left at the end), the directory for the records,
@@ -34,7 +35,7 @@ final class ActorScript {
   static final String SCRIPT = """
       dir=$1; java=$2; cp=$3; data=$4
       mkdir -p "$dir" || exit 1
-      echo "${AMLEASE_EPOCH:-$TORTURE_TERM}" > "$dir/term"
+      echo "${AMLEASE_EPOCH:-$TORTURE_TERM} ${AMLEASE_EPOCH_INCARNATION:-}" > "$dir/term"
       loop='echo $$ > "$1.pid"; exec 3>>"$1.up"
       while :; do read -r up rest < /proc/uptime; echo "$up" >&3; sleep 0.05; done'
       sh -c "$loop" "$0" "$dir/grandchild" &
@@ -47,9 +48,14 @@ final class ActorScript {
 
   private ActorScript() {}
 
-  /** The command line: {@code sh -c SCRIPT TOKEN DIR JAVA CLASSPATH DATA}. */
+  /**
+   * The command line: {@code env -u … sh -c SCRIPT TOKEN DIR JAVA CLASSPATH DATA}. The {@code env}
+   * takes libfaketime out of the environment of a holder run under {@code faketime}
+   * ({@link HolderClock}): the COMMAND's stamps must be on the real clock.
+   */
   static List<String> command(String token, Path dir, String dataPath) {
-    return List.of("sh", "-c", SCRIPT, token, dir.toString(), ChildJvm.java(),
-        System.getProperty("java.class.path"), dataPath);
+    return List.of("env", "-u", "LD_PRELOAD", "-u", "FAKETIME", "-u", "FAKETIME_SHARED", "sh", "-c",
+        SCRIPT, token, dir.toString(), ChildJvm.java(), System.getProperty("java.class.path"),
+        dataPath);
   }
 }

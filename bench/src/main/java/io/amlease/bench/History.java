@@ -32,6 +32,11 @@ record History(List<Interval> intervals, List<LeaderVersion> leaderVersions, Lis
   /**
    * {@code holder}'s process was stopped from {@code fromNanos} (after SIGSTOP was sent) to
    * {@code toNanos} (before SIGCONT was sent): inner bounds, so it surely did nothing in between.
+   * {@code wholeTree}: its children were stopped with it (as in a VM freeze), not only the runner.
    */
-  record Pause(String holder, long fromNanos, long toNanos) {}
+  record Pause(String holder, long fromNanos, long toNanos, boolean wholeTree) {
+    Pause(String holder, long fromNanos, long toNanos) {
+      this(holder, fromNanos, toNanos, false);
+    }
+  }
 }

@@ -27,6 +27,21 @@ final class ProcessSignals {
     }
   }
 
+  /**
+   * {@code kill -s NAME pid…} in one process, so that the signals go out together; whether every
+   * pid got it (one that has exited meanwhile does not, and the others still do).
+   */
+  static boolean sendAll(List<Long> pids, String name) throws IOException, InterruptedException {
+    if (pids.isEmpty()) {
+      return true;
+    }
+    List<String> cmd = new ArrayList<>(List.of("kill", "-s", name));
+    pids.forEach(p -> cmd.add(Long.toString(p)));
+    Process kill = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    kill.getInputStream().readAllBytes();
+    return kill.waitFor() == 0;
+  }
+
   /** SIGKILL to {@code pid} if it is alive and its command line carries {@code token}. */
   static boolean killIfMarked(long pid, String token) {
     if (!marked(pid, token)) {

@@ -32,14 +32,30 @@ final class SupervisedHolder implements AutoCloseable {
     final Path dir;
     final Process process;
     final long startNanos;
+    /** Just before the process was launched: where a faked clock starts ({@link HolderClock}). */
+    final long launchNanos;
+    private final HolderClock clock;
     volatile long killedNanos = NONE;
     volatile long exitNanos = NONE;
 
-    Life(String name, Path dir, Process process, long startNanos) {
+    Life(String name, Path dir, Process process, long launchNanos, long startNanos,
+        HolderClock clock) {
       this.name = name;
       this.dir = dir;
       this.process = process;
+      this.launchNanos = launchNanos;
       this.startNanos = startNanos;
+      this.clock = clock;
+    }
+
+    /** Its term edges, on the bench's clock even when its own clock was faked. */
+    List<ActorLogs.Edge> edges() {
+      List<ActorLogs.Edge> raw = ActorLogs.edges(dir);
+      if (!clock.faked()) {
+        return raw;
+      }
+      return raw.stream().map(e -> new ActorLogs.Edge(clock.toBench(launchNanos, e.nanos()),
+          e.granted(), e.term(), e.incarnation())).toList();
     }
 
     /** Killed, or exited: when it stopped being able to act for itself; NONE while it runs. */
@@ -52,13 +68,17 @@ final class SupervisedHolder implements AutoCloseable {
     }
   }
 
-  /** A process stopped by {@link #suspend()}, until {@link #resume()}. */
+  /** A process (or process tree) stopped by {@link #suspend}, until {@link #resume()}. */
   final class Suspended {
     private final Life life;
+    private final List<Long> tree;
+    private final boolean wholeTree;
     private final long from;
 
-    private Suspended(Life life, long from) {
+    private Suspended(Life life, List<Long> tree, boolean wholeTree, long from) {
       this.life = life;
+      this.tree = tree;
+      this.wholeTree = wholeTree;
       this.from = from;
     }
 
@@ -66,34 +86,37 @@ final class SupervisedHolder implements AutoCloseable {
     History.Pause resume() throws IOException, InterruptedException {
       long to = System.nanoTime();
       try {
-        ProcessSignals.send(life.process.pid(), "CONT");
-      } catch (IllegalStateException e) {
-        if (life.process.isAlive()) {
-          throw e;
+        // The runner and all it started, in one kill(1): as near to "at once" as a VM's resume.
+        List<Long> all = new java.util.ArrayList<>(List.of(life.process.pid()));
+        all.addAll(tree);
+        if (!ProcessSignals.sendAll(all, "CONT") && life.process.isAlive() && tree.isEmpty()) {
+          throw new IllegalStateException("kill -s CONT " + life.process.pid() + " failed");
         }
-        // Killed while stopped (a kill-holder fault): its pause ended with it.
+        // Otherwise: killed while stopped (a kill-holder fault), or a child that has exited.
       } finally {
         stopped = null;
       }
-      return new History.Pause(life.name, from, to);
+      return new History.Pause(life.name, from, to, wholeTree);
     }
   }
 
   private final String slot;
   private final Path laneDir;
   private final Launcher launcher;
+  private final HolderClock clock;
   private final List<Life> lives = new CopyOnWriteArrayList<>();
   private final Thread supervisor;
   private volatile Life current;
-  private volatile Life stopped;
+  private volatile Suspended stopped;
   private volatile long downUntil = NONE;
   private volatile boolean closed;
   private volatile IOException failure;
 
-  SupervisedHolder(String slot, Path laneDir, Launcher launcher) {
+  SupervisedHolder(String slot, Path laneDir, Launcher launcher, HolderClock clock) {
     this.slot = slot;
     this.laneDir = laneDir;
     this.launcher = launcher;
+    this.clock = clock;
     this.supervisor = new Thread(this::supervise, "torture-supervisor-" + laneDir.getFileName()
         + "-" + slot);
     supervisor.setDaemon(true);
@@ -113,18 +136,28 @@ final class SupervisedHolder implements AutoCloseable {
     if (l == null) {
       return false;
     }
-    List<ActorLogs.Edge> edges = ActorLogs.edges(l.dir);
+    List<ActorLogs.Edge> edges = l.edges();
     return !edges.isEmpty() && edges.get(edges.size() - 1).granted();
   }
 
-  /** SIGSTOP to the running process; empty when there is none. */
+  /** SIGSTOP to the running process alone; empty when there is none. */
   Optional<Suspended> suspend() throws IOException, InterruptedException {
+    return suspend(false);
+  }
+
+  /**
+   * SIGSTOP to the running process and, with {@code wholeTree}, to every process it started
+   * (COMMAND's tree, its reaper) as a VM freeze would stop them; empty when there is none.
+   */
+  Optional<Suspended> suspend(boolean wholeTree) throws IOException, InterruptedException {
     Life l = current;
     if (l == null || !l.process.isAlive()) {
       return Optional.empty();
     }
+    List<Long> tree = new java.util.ArrayList<>();
     // Set first: should the signal fail half-way, close() still continues the process.
-    stopped = l;
+    Suspended s = new Suspended(l, tree, wholeTree, 0);
+    stopped = s;
     try {
       ProcessSignals.send(l.process.pid(), "STOP");
     } catch (IllegalStateException e) {
@@ -135,7 +168,19 @@ final class SupervisedHolder implements AutoCloseable {
       // It exited (hold, at the end of its term) between the check and the signal.
       return Optional.empty();
     }
-    return Optional.of(new Suspended(l, System.nanoTime()));
+    if (wholeTree) {
+      // The runner, stopped, starts nothing more; a second look catches what its children had
+      // forked meanwhile (a shell's sleep, a JVM).
+      for (int look = 0; look < 2; look++) {
+        List<Long> more = l.process.descendants().map(ProcessHandle::pid)
+            .filter(pid -> !tree.contains(pid)).toList();
+        tree.addAll(more);
+        ProcessSignals.sendAll(more, "STOP");
+      }
+    }
+    Suspended done = new Suspended(l, List.copyOf(tree), wholeTree, System.nanoTime());
+    stopped = done;
+    return Optional.of(done);
   }
 
   /** SIGKILL to the running process; it is started again {@code downFor} later. */
@@ -164,7 +209,9 @@ final class SupervisedHolder implements AutoCloseable {
       Life life;
       try {
         Files.createDirectories(dir);
-        life = new Life(name, dir, launcher.launch(name, dir), System.nanoTime());
+        long launchedAt = System.nanoTime();
+        Process p = launcher.launch(name, dir);
+        life = new Life(name, dir, p, launchedAt, System.nanoTime(), clock);
       } catch (IOException e) {
         failure = e;
         return;
@@ -191,12 +238,12 @@ final class SupervisedHolder implements AutoCloseable {
   public void close() {
     closed = true;
     supervisor.interrupt();
-    Life s = stopped;
+    Suspended s = stopped;
     if (s != null) {
       try {
-        ProcessSignals.send(s.process.pid(), "CONT");
+        s.resume();
       } catch (IOException | InterruptedException | RuntimeException e) {
-        // SIGKILL below ends a stopped process too.
+        // SIGKILL below ends a stopped process too; the bench's sweep ends its stopped children.
       }
     }
     try {

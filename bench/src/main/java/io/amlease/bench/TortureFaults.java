@@ -15,6 +15,9 @@ import java.util.SplittableRandom;
  * step did, relative to the start of the faults.
  */
 final class TortureFaults {
+  /** How long the links to the other servers refuse, so that sessions move onto a shrunk server. */
+  static final Duration PUSH = Duration.ofSeconds(2);
+
   private final ZkEnsemble ensemble;
   private final List<TortureLane> lanes;
   private final long seed;
@@ -31,7 +34,7 @@ final class TortureFaults {
   }
 
   /** Applies one step of the ensemble track; returns once every server serves again. */
-  void ensemble(TortureSchedule.Step st) {
+  void ensemble(TortureSchedule.Step st) throws java.io.IOException {
     Duration d = st.duration();
     // The previous step's server may still be rejoining; each fault starts from a whole quorum.
     ensemble.awaitServing(ensemble.ids());
@@ -75,9 +78,39 @@ final class TortureFaults {
           }
         }
       }
+      case TIMEOUT_SHRINK -> shrink(st, at);
       default -> throw new IllegalArgumentException("not an ensemble fault: " + st.kind());
     }
     ensemble.awaitServing(ensemble.ids());
+  }
+
+  /**
+   * A rolling restart's step: one follower comes back with a {@code maxSessionTimeout} of 4 to 9
+   * ticks (T is 10), every holder's links to the other servers refuse for {@link #PUSH} so that its
+   * session reconnects there and is clamped, then the server is restarted with its own maximum.
+   */
+  private void shrink(TortureSchedule.Step st, long at) throws java.io.IOException {
+    int[] ids = ensemble.ids();
+    int[] followers = ensemble.followers();
+    SplittableRandom r = new SplittableRandom(seed ^ st.gapBefore().toNanos() ^ 0x5eedL);
+    int id = followers.length > 0 ? followers[r.nextInt(followers.length)] : ids[r.nextInt(ids.length)];
+    int tick = ensemble.timing().tickMillis();
+    int ticks = 4 + r.nextInt(6);
+    ensemble.restartWith(id, "maxSessionTimeout", Integer.toString(ticks * tick));
+    int index = java.util.Arrays.stream(ids).boxed().toList().indexOf(id);
+    lanes.forEach(l -> l.pushTo(index));
+    log(at, st, "server " + id + " restarted with maxSessionTimeout " + ticks * tick + " ms ("
+        + ticks + " ticks), every session pushed onto it");
+    try {
+      Waits.sleep(PUSH);
+    } finally {
+      lanes.forEach(TortureLane::unpush);
+    }
+    try {
+      Waits.sleep(st.duration().minus(PUSH));
+    } finally {
+      ensemble.restartWith(id, "maxSessionTimeout", Integer.toString(20 * tick));
+    }
   }
 
   /**

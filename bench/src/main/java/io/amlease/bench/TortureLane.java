@@ -39,12 +39,17 @@ final class TortureLane implements AutoCloseable {
   private final List<Observed> versions = new CopyOnWriteArrayList<>();
   private final Set<Long> swept = new HashSet<>();
   private final LeaderReader reader;
+  /** Holders whose links a holder-track fault holds (guarded by this). */
+  private final Set<Integer> linkFaults = new HashSet<>();
+  /** The server every link is pushed to, -1 if none (guarded by this). */
+  private int pushedTo = -1;
 
   /**
    * Sets the lane up (proxies, the data node, the leader watch); {@link #start()} starts the holders.
    */
   TortureLane(Contender c, int holderCount, ZkEnsemble ensemble, CuratorFramework observer,
-      Path dir, String token, Duration t, Duration stopTimeout) throws Exception {
+      Path dir, String token, Duration t, Duration stopTimeout,
+      Optional<TortureSchedule.ClockRate> clockRate, HolderClock clock) throws Exception {
     this.contender = c;
     this.dir = dir;
     this.token = token;
@@ -66,8 +71,11 @@ final class TortureLane implements AutoCloseable {
         }
         String connect = links.stream().map(FaultProxy::connectString)
             .collect(Collectors.joining(","));
+        int holder = h;
+        boolean faked = clockRate.filter(r -> r.holder() == holder).isPresent();
         holders.add(new SupervisedHolder("h" + h, dir, TortureLaunchers.of(c, connect, path, data,
-            t, stopTimeout, token)));
+            t, stopTimeout, token, faked ? Optional.of(clock.rate()) : Optional.empty()),
+            faked ? clock : HolderClock.REAL));
       }
     } catch (Exception | Error e) {
       close();
@@ -89,20 +97,61 @@ final class TortureLane implements AutoCloseable {
     return ActorLogs.anyWrite(dir);
   }
 
-  void silent(int holder) {
+  synchronized void silent(int holder) {
+    linkFaults.add(holder);
     proxies.get(holder).forEach(FaultProxy::silent);
   }
 
-  void reset(int holder) {
+  synchronized void reset(int holder) {
+    linkFaults.add(holder);
     proxies.get(holder).forEach(FaultProxy::reset);
   }
 
-  void heal(int holder) {
-    proxies.get(holder).forEach(FaultProxy::heal);
+  /** Ends holder {@code holder}'s link fault; a push under way still holds its other links. */
+  synchronized void heal(int holder) {
+    linkFaults.remove(holder);
+    List<FaultProxy> links = proxies.get(holder);
+    for (int i = 0; i < links.size(); i++) {
+      if (pushedTo >= 0 && i != pushedTo) {
+        links.get(i).reset();
+      } else {
+        links.get(i).heal();
+      }
+    }
   }
 
-  void healAll() {
+  synchronized void healAll() {
+    linkFaults.clear();
+    pushedTo = -1;
     proxies.forEach(links -> links.forEach(FaultProxy::heal));
+  }
+
+  /**
+   * Refuses every link but the one to server {@code index} (0-based) of each holder not under a link
+   * fault of its own, so that its session reconnects to that server.
+   */
+  synchronized void pushTo(int index) {
+    pushedTo = index;
+    for (int h = 0; h < proxies.size(); h++) {
+      if (!linkFaults.contains(h)) {
+        List<FaultProxy> links = proxies.get(h);
+        for (int i = 0; i < links.size(); i++) {
+          if (i != index) {
+            links.get(i).reset();
+          }
+        }
+      }
+    }
+  }
+
+  /** Ends {@link #pushTo}: the links of holders not under a link fault forward again. */
+  synchronized void unpush() {
+    pushedTo = -1;
+    for (int h = 0; h < proxies.size(); h++) {
+      if (!linkFaults.contains(h)) {
+        proxies.get(h).forEach(FaultProxy::heal);
+      }
+    }
   }
 
   Optional<SupervisedHolder.Suspended> suspend(int holder) throws IOException, InterruptedException {
@@ -143,7 +192,7 @@ final class TortureLane implements AutoCloseable {
     for (SupervisedHolder holder : holders) {
       for (SupervisedHolder.Life life : holder.lives()) {
         Set<Long> ended = new HashSet<>();
-        for (ActorLogs.Edge e : ActorLogs.edges(life.dir)) {
+        for (ActorLogs.Edge e : life.edges()) {
           if (!e.granted() && nowNanos - e.nanos() > after.toNanos()) {
             ended.add(e.term());
           }
@@ -201,7 +250,7 @@ final class TortureLane implements AutoCloseable {
 
   private static Long termOf(Path cmd) {
     try {
-      String t = Files.readString(cmd.resolve("term")).strip();
+      String t = Files.readString(cmd.resolve("term")).strip().split("\\s+")[0];
       return t.isEmpty() ? null : Long.parseLong(t);
     } catch (IOException | NumberFormatException e) {
       return null;

@@ -4,6 +4,7 @@ import io.amlease.lease.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * How each contender's holder process is started in the torture mode. amlease's is the real
@@ -20,16 +21,17 @@ final class TortureLaunchers {
 
   private TortureLaunchers() {}
 
+  /** {@code rate}: the holder's clocks run at that rate ({@link HolderClock}); empty: real. */
   static SupervisedHolder.Launcher of(Contender c, String connect, String path, String data,
-      Duration t, Duration stopTimeout, String token) {
-    return c == Contender.AMLEASE ? hold(connect, path, data, t, stopTimeout, token)
-        : latch(c, connect, path, data, t, token);
+      Duration t, Duration stopTimeout, String token, Optional<Double> rate) {
+    return c == Contender.AMLEASE ? hold(connect, path, data, t, stopTimeout, token, rate)
+        : latch(c, connect, path, data, t, token, rate);
   }
 
   private static SupervisedHolder.Launcher hold(String connect, String path, String data,
-      Duration t, Duration stopTimeout, String token) {
+      Duration t, Duration stopTimeout, String token, Optional<Double> rate) {
     return (life, dir) -> {
-      List<String> cmd = jvm("-Dlog4j2.configurationFile=" + HOLD_LOG_CONFIG,
+      List<String> cmd = jvm(rate, "-Dlog4j2.configurationFile=" + HOLD_LOG_CONFIG,
           "-Dtorture.edges=" + dir.resolve(ActorLogs.EDGES));
       cmd.addAll(List.of(HOLD_MAIN, "hold", "--zk", connect, "--lease", path, "--id", life,
           "--session-timeout", Durations.format(t), "--stop-timeout", Durations.format(stopTimeout),
@@ -44,9 +46,9 @@ final class TortureLaunchers {
   }
 
   private static SupervisedHolder.Launcher latch(Contender c, String connect, String path,
-      String data, Duration t, String token) {
+      String data, Duration t, String token, Optional<Double> rate) {
     return (life, dir) -> {
-      List<String> cmd = jvm();
+      List<String> cmd = jvm(rate);
       cmd.addAll(List.of(TortureHolder.class.getName(), c.label(), life, connect, path,
           Long.toString(t.toMillis()), dir.toString(), token, data));
       // stdin stays an open pipe: the holder exits when it closes, with the bench.
@@ -55,9 +57,9 @@ final class TortureLaunchers {
     };
   }
 
-  private static List<String> jvm(String... props) {
-    List<String> cmd = new ArrayList<>(List.of(ChildJvm.java(), "-Xmx96m",
-        "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+  private static List<String> jvm(Optional<Double> rate, String... props) {
+    List<String> cmd = new ArrayList<>(rate.map(HolderClock::prefix).orElse(List.of()));
+    cmd.addAll(List.of(ChildJvm.java(), "-Xmx96m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
     cmd.addAll(List.of(props));
     cmd.addAll(List.of("-cp", System.getProperty("java.class.path")));
     return cmd;

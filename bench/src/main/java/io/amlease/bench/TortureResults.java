@@ -18,7 +18,10 @@ import java.util.Map;
  * @param trialsPerMinute over the whole run, set-up and checking included
  * @param stopAllowanceMs how long any contender's processes may act after their term ended
  * @param ensemble the servers' timing
- * @param contenders per contender label, its totals
+ * @param contenders per contender label, its totals over every trial but those with a holder's
+ *     clock outside ±ρ
+ * @param clockRate the trials with a holder's clock at a rate r, apart: {@code within_rho} and
+ *     {@code outside_rho}, each per contender label
  * @param faults per fault kind, how many the schedules of the finished trials held
  * @param trialDetails per trial: seed, holders, what the schedule did, per contender what was found
  */
@@ -26,7 +29,9 @@ record TortureResults(String mode, long seed, double durationSeconds, double ela
     int trials, double trialsPerMinute, long sessionTimeoutMs, long amleaseGraceMs,
     long amleaseRenewIntervalMs, long stopTimeoutMs, long stopAllowanceMs, long trialLengthMs,
     Map<String, Object> ensemble, Map<String, String> environment,
-    Map<String, TortureTally.Totals> contenders, Map<String, Integer> faults, List<String> errors,
+    Map<String, TortureTally.Totals> contenders,
+    Map<String, Map<String, TortureTally.Totals>> clockRate, Map<String, Integer> faults,
+    List<String> errors,
     List<Map<String, Object>> trialDetails) {
 
   void writeJson(Path file) throws IOException {

@@ -26,7 +26,12 @@ final class TortureRun {
   private final PrintStream progress;
   private final String token = "amlease-torture-" + ProcessHandle.current().pid() + "-"
       + Long.toHexString(System.nanoTime());
+  /** Every trial but those with a holder's clock outside ±ρ, where G2 is not claimed. */
   private final Map<Contender, TortureTally> tallies = new LinkedHashMap<>();
+  /** The clock-rate trials again, apart: {@link #WITHIN_RHO} and {@link #OUTSIDE_RHO}. */
+  private final Map<String, Map<Contender, TortureTally>> clockTallies = new LinkedHashMap<>();
+  static final String WITHIN_RHO = "within_rho";
+  static final String OUTSIDE_RHO = "outside_rho";
   private final Map<String, Integer> faults = new LinkedHashMap<>();
   private final List<String> errors = new ArrayList<>();
   private final List<Map<String, Object>> details = new ArrayList<>();
@@ -35,6 +40,11 @@ final class TortureRun {
     this.cfg = cfg;
     this.progress = progress;
     cfg.contenders().forEach(c -> tallies.put(c, new TortureTally()));
+    for (String group : List.of(WITHIN_RHO, OUTSIDE_RHO)) {
+      Map<Contender, TortureTally> m = new LinkedHashMap<>();
+      cfg.contenders().forEach(c -> m.put(c, new TortureTally()));
+      clockTallies.put(group, m);
+    }
     for (TortureSchedule.Kind k : TortureSchedule.Kind.values()) {
       faults.put(k.label(), 0);
     }
@@ -85,6 +95,12 @@ final class TortureRun {
     LeaseTiming timing = holdTiming();
     Map<String, TortureTally.Totals> totals = new LinkedHashMap<>();
     tallies.forEach((c, t) -> totals.put(c.label(), t.totals()));
+    Map<String, Map<String, TortureTally.Totals>> clock = new LinkedHashMap<>();
+    clockTallies.forEach((group, m) -> {
+      Map<String, TortureTally.Totals> g = new LinkedHashMap<>();
+      m.forEach((c, t) -> g.put(c.label(), t.totals()));
+      clock.put(group, g);
+    });
     Map<String, Object> ensemble = new LinkedHashMap<>();
     ensemble.put("servers", 3);
     ensemble.put("tick_ms", cfg.ensembleTiming().tickMillis());
@@ -95,7 +111,7 @@ final class TortureRun {
         Math.round(elapsed * 10) / 10.0, trials, Math.round(trials / (elapsed / 60) * 100) / 100.0,
         cfg.sessionTimeout().toMillis(), timing.grace().toMillis(), timing.renewInterval().toMillis(),
         cfg.stopTimeout().toMillis(), cfg.stopAllowance().toMillis(), cfg.trialLength().toMillis(),
-        ensemble, Environment.describe(), totals, Map.copyOf(faults), List.copyOf(errors),
+        ensemble, Environment.describe(), totals, clock, Map.copyOf(faults), List.copyOf(errors),
         List.copyOf(details));
   }
 
@@ -134,9 +150,17 @@ final class TortureRun {
     d.put("holders", s.holders());
     d.put("seconds", o.seconds());
     d.put("events", o.events());
+    s.clockRate().ifPresent(r -> d.put("clock_rate", Map.of("holder", r.holder(), "rate", r.rate(),
+        "probe_rate", o.clock().measuredRate(), "within_rho", r.withinRho())));
+    java.util.Optional<String> group = s.clockRate().map(r -> r.withinRho() ? WITHIN_RHO
+        : OUTSIDE_RHO);
     Map<String, Object> found = new LinkedHashMap<>();
     o.verdicts().forEach((c, v) -> {
-      tallies.get(c).add(s.seed(), v, o.counts().get(c), o.orphansEnded().get(c));
+      if (!group.equals(java.util.Optional.of(OUTSIDE_RHO))) {
+        tallies.get(c).add(s.seed(), v, o.counts().get(c), o.orphansEnded().get(c));
+      }
+      group.ifPresent(g -> clockTallies.get(g).get(c).add(s.seed(), v, o.counts().get(c),
+          o.orphansEnded().get(c)));
       Map<String, Object> x = new LinkedHashMap<>();
       x.put("terms", o.counts().get(c).terms());
       x.put("processes", o.counts().get(c).processes());

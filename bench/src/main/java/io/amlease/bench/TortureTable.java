@@ -48,13 +48,47 @@ final class TortureTable {
       out.println("trials that could not run (" + r.errors().size() + "):");
       r.errors().forEach(e -> out.println("  " + e));
     }
+    for (var group : r.clockRate().entrySet()) {
+      boolean within = group.getKey().equals(TortureRun.WITHIN_RHO);
+      out.println();
+      out.printf("clock-rate trials, one holder's clocks %s ±ρ (ρ = %s)%s:%n",
+          within ? "within" : "outside", TortureSchedule.RHO,
+          within ? ", also counted above" : ", not counted above: G2 assumes ρ");
+      List<String[]> g = new ArrayList<>();
+      g.add(header.toArray(String[]::new));
+      Function<Contender, TortureTally.Totals> of = c -> group.getValue().get(c.label());
+      g.add(clockCells(cs, "trials", of, t -> Integer.toString(t.trials())));
+      g.add(clockCells(cs, "violations (trials with any)", of,
+          t -> t.violations() + " (" + t.trialsWithViolations() + ")"));
+      for (TortureChecker.Kind k : TortureChecker.Kind.values()) {
+        g.add(clockCells(cs, "  " + k.label(), of, t -> kind(t, k)));
+      }
+      g.add(clockCells(cs, "pause-excused", of, t -> Integer.toString(t.pauseExcused())));
+      g.add(clockCells(cs, "violating seeds", of, TortureTable::seeds));
+      Table.printColumns(g, header.size(), out);
+    }
     TortureTally.Totals mine = r.get(Contender.AMLEASE);
     if (mine != null) {
       out.println();
       out.printf("check (issue 12): [%s] amlease: 0 violations of any kind: %d in %d trials%n",
           mine.violations() == 0 ? "ok" : "NO", mine.violations(), mine.trials());
       mine.examples().forEach(e -> out.println("  " + e));
+      out.printf("check (issue 24): [%s] amlease: 0 pause-excused findings: %d%n",
+          mine.pauseExcused() == 0 ? "ok" : "NO", mine.pauseExcused());
+      TortureTally.Totals within = r.clockRate().getOrDefault(TortureRun.WITHIN_RHO, java.util.Map.of())
+          .get(Contender.AMLEASE.label());
+      if (within != null) {
+        out.printf("check (issue 24): [%s] amlease, clocks within ±ρ: 0 violations: %d in %d trials%n",
+            within.violations() == 0 ? "ok" : "NO", within.violations(), within.trials());
+      }
     }
+  }
+
+  private static String[] clockCells(List<Contender> cs, String name,
+      Function<Contender, TortureTally.Totals> of, Function<TortureTally.Totals, String> cell) {
+    List<String> row = new ArrayList<>(List.of(name));
+    cs.forEach(c -> row.add(of.apply(c) == null ? "-" : cell.apply(of.apply(c))));
+    return row.toArray(String[]::new);
   }
 
   private static String kind(TortureTally.Totals t, TortureChecker.Kind k) {

@@ -40,7 +40,7 @@ final class TortureTrial {
    */
   record Outcome(long seed, Map<Contender, TortureChecker.Verdict> verdicts,
       Map<Contender, Counts> counts, Map<Contender, Integer> orphansEnded, List<String> events,
-      double seconds) {}
+      double seconds, HolderClock clock) {}
 
   /** Terms begun, processes that acted, writes accepted. */
   record Counts(int terms, int processes, int writes) {}
@@ -70,6 +70,13 @@ final class TortureTrial {
   private Outcome run(Path work, String token) throws Exception {
     long began = System.nanoTime();
     UptimeClock clock = UptimeClock.calibrate();
+    // A faked clock is measured before it is trusted: a trial whose rate is not what was asked
+    // fails here, before anything runs.
+    HolderClock holderClock = schedule.clockRate().isPresent()
+        ? HolderClock.probe(schedule.clockRate().get().rate(), clock) : HolderClock.REAL;
+    schedule.clockRate().ifPresent(r -> events.add(String.format(java.util.Locale.ROOT,
+        "clock-rate: h%d's clocks at %.3f (probe: %.4f)%s", r.holder(), r.rate(),
+        holderClock.measuredRate(), r.withinRho() ? ", within ρ" : ", outside ρ")));
     cfg.contenders().forEach(c -> swept.put(c, 0));
     ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(daemon("sweeper"));
     try (ZkEnsemble e = ZkEnsemble.start(cfg.ensembleTiming());
@@ -78,7 +85,7 @@ final class TortureTrial {
       try {
         for (Contender c : cfg.contenders()) {
           lanes.add(new TortureLane(c, schedule.holders(), e, observer, work.resolve(c.label()),
-              token, cfg.sessionTimeout(), cfg.stopTimeout()));
+              token, cfg.sessionTimeout(), cfg.stopTimeout(), schedule.clockRate(), holderClock));
         }
         lanes.forEach(TortureLane::start);
         // Faults start once every contender acts: its leader's COMMAND has had a write accepted.
@@ -108,7 +115,7 @@ final class TortureTrial {
           counts.put(l.contender, new Counts(h.terms().size(), h.actors().size(), h.writes().size()));
         }
         return new Outcome(schedule.seed(), verdicts, counts, Map.copyOf(swept), List.copyOf(events),
-            Math.round((System.nanoTime() - began) / 1e8) / 10.0);
+            Math.round((System.nanoTime() - began) / 1e8) / 10.0, holderClock);
       } finally {
         sweeper.shutdownNow();
         lanes.forEach(TortureLane::close);

@@ -35,7 +35,7 @@ class ActorLogsTest {
   @Test
   void aCommandsTermActorsAndAcceptedWritesAreRead(@TempDir Path lane) throws Exception {
     Path cmd = Files.createDirectories(lane.resolve("h0.2").resolve("cmd-1"));
-    Files.writeString(cmd.resolve("term"), "3\n");
+    Files.writeString(cmd.resolve("term"), "3 i-7c1e\n");
     Files.writeString(cmd.resolve("wrapper.up"), "100.00\n100.05\n");
     Files.writeString(cmd.resolve("wrapper.pid"), "1234\n");
     Files.writeString(cmd.resolve("writer.log"),
@@ -48,6 +48,7 @@ class ActorLogsTest {
     assertThat(commands).singleElement().satisfies(c -> {
       assertThat(c.life()).isEqualTo("h0.2");
       assertThat(c.localTerm()).isEqualTo(3);
+      assertThat(c.incarnation()).isEqualTo("i-7c1e");
       assertThat(c.actors()).containsExactlyInAnyOrder(
           new ActorLogs.Span("wrapper", 100_010 * MS, 100_050 * MS),
           new ActorLogs.Span("writer", 100_200 * MS, 100_300 * MS));
@@ -57,11 +58,16 @@ class ActorLogsTest {
 
   @Test
   void edgesAreReadFromHoldsEventLogAndALatchHoldersLikewise(@TempDir Path life) throws Exception {
-    // hold's log4j2 pattern "%N %X{event} %X{epoch} %X{reason}"; renewal failures are not edges.
-    Files.writeString(life.resolve(ActorLogs.EDGES), "500 granted 4 \n600 renewal_failed 4 \n"
-        + "700 revoked 4 GRACE_EXPIRED\n");
+    // hold's log4j2 pattern "%N %X{event} %X{epoch} %X{incarnation} %X{reason}"; a latch holder
+    // writes no incarnation; renewal failures are not edges.
+    String inc = "i-5b0c6f0e-8d1a-4c43";
+    Files.writeString(life.resolve(ActorLogs.EDGES), "500 granted 4 " + inc + " \n"
+        + "600 renewal_failed 4 " + inc + " \n700 revoked 4 " + inc + " GRACE_EXPIRED\n"
+        + "800 granted 5 \n900 revoked 5 SUPERSEDED\n");
 
-    assertThat(ActorLogs.edges(life)).containsExactly(new ActorLogs.Edge(500, true, 4),
-        new ActorLogs.Edge(700, false, 4));
+    assertThat(ActorLogs.edges(life)).containsExactly(new ActorLogs.Edge(500, true, 4, inc),
+        new ActorLogs.Edge(700, false, 4, inc),
+        new ActorLogs.Edge(800, true, 5, ActorLogs.NO_INCARNATION),
+        new ActorLogs.Edge(900, false, 5, ActorLogs.NO_INCARNATION));
   }
 }
