@@ -304,6 +304,29 @@ class HoldCommandTest {
     assertThat(ran).doesNotExist();
   }
 
+  /**
+   * Item 9 of issue 24, foreign children: a persistent node in the latch (an operator's
+   * {@code create}, a restore from a backup) is no contender's, and one that sorts before theirs
+   * would hold the election forever.
+   */
+  @Test
+  void aPersistentNodeInTheLatchExits65NamingItAndTheRepair() throws Exception {
+    try (HoldProcess first = hold(server.getConnectString(), "--", "true")) {
+      assertThat(first.awaitExit(EXIT)).as(first::describe).isZero();
+    }
+    String foreign = lease + "/latch/latch-0";
+    zk.create(foreign, "");
+    Path ran = dir.resolve("ran");
+    try (HoldProcess hold = hold(server.getConnectString(), "--", "sh", "-c", "touch " + q(ran))) {
+      assertThat(hold.awaitExit(EXIT)).as(hold::describe).isEqualTo(ExitCodes.DATA_ERROR);
+      assertThat(hold.stderr()).contains(foreign + " is a persistent node", "delete " + foreign)
+          .doesNotContain("Exception", "\tat ");
+    }
+    assertThat(ran).doesNotExist();
+    assertThat(zk.exists(foreign)).as("left for an operator to remove").isTrue();
+    assertThat(zk.data(lease + "/epoch")).as("no term begun").isEqualTo("1");
+  }
+
   // ---- help -----------------------------------------------------------------------------------
 
   private static final List<String> HOLD_FLAGS = List.of("--zk", "--lease", "--session-timeout",

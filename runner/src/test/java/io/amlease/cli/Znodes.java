@@ -37,7 +37,6 @@ final class Znodes implements AutoCloseable {
     return new String(client.getData().forPath(path), StandardCharsets.UTF_8);
   }
 
-  /** Creates a persistent node (and its parents) holding {@code data}. */
   /** An ephemeral node of this client's session, as another program would leave one. */
   void createEphemeral(String path) throws Exception {
     client.create().creatingParentsIfNeeded().withMode(org.apache.zookeeper.CreateMode.EPHEMERAL)
@@ -48,6 +47,7 @@ final class Znodes implements AutoCloseable {
     client.setData().forPath(path, data.getBytes(StandardCharsets.UTF_8));
   }
 
+  /** Creates a persistent node (and its parents) holding {@code data}. */
   void create(String path, String data) throws Exception {
     client.create().creatingParentsIfNeeded().forPath(path, data.getBytes(StandardCharsets.UTF_8));
   }

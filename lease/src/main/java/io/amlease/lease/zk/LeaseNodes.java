@@ -66,6 +66,7 @@ final class LeaseNodes {
         + "election");
     persistent(handle, paths.epoch(), "it goes with its session, and a new one would start the "
         + "fencing tokens again at version 0 (G3)");
+    latchNodes(handle);
     check(client, paths.root(), Perms.CREATE | Perms.DELETE | Perms.READ);
     check(client, paths.latch(), Perms.CREATE | Perms.DELETE);
     check(client, paths.epoch(), Perms.WRITE);
@@ -158,6 +159,30 @@ final class LeaseNodes {
           + ". Refusing to campaign. To repair: end that session, or delete the lease (zkCli.sh "
           + "deleteall " + paths.root() + ") once no holder runs; or give the holders another "
           + LeaseConfig.LEASE_PATH + ".");
+    }
+  }
+
+  /**
+   * Refuses a persistent node in the latch: every contender's node there is ephemeral (its
+   * session's), so a persistent one is no contender's, and one that sorts before theirs would hold
+   * the election forever (the latch waits for the lowest node to go).
+   */
+  private void latchNodes(ZooKeeper zk) throws Exception {
+    List<String> children;
+    try {
+      children = zk.getChildren(paths.latch(), false);
+    } catch (KeeperException.NoNodeException e) {
+      return;
+    }
+    for (String child : children) {
+      String path = ZKPaths.makePath(paths.latch(), child);
+      Stat stat = zk.exists(path, false);
+      if (stat != null && stat.getEphemeralOwner() == 0) {
+        throw new LeaseException.BadData(path + " is a persistent node in the latch: no "
+            + "contender's (theirs are ephemeral nodes of their sessions), and it could hold the "
+            + "election forever. Refusing to campaign. To repair: zkCli.sh delete " + path
+            + (stat.getNumChildren() > 0 ? " (deleteall: it has children)" : "") + ".");
+      }
     }
   }
 
