@@ -22,6 +22,19 @@ public record LeaseState(Phase phase, Optional<Epoch> epoch, Duration timeLeft, 
     return phase == Phase.HOLDING;
   }
 
+  /**
+   * Whether this snapshot holds term {@code e}: holding, in that epoch, its deadline not passed.
+   * What a runner asks before it lets its child act; no I/O, so it lags ZooKeeper (G2 allows for it).
+   */
+  public boolean holds(Epoch e) {
+    return holder() && epoch.filter(e::equals).isPresent() && timeLeft.compareTo(Duration.ZERO) > 0;
+  }
+
+  /** The time term {@code e} has left, if this snapshot {@link #holds} it. */
+  public Optional<Duration> timeLeftIn(Epoch e) {
+    return holds(e) ? Optional.of(timeLeft) : Optional.empty();
+  }
+
   /** The lifecycle: LATENT → CAMPAIGNING → HOLDING → REVOKED → CLOSED (or FAILED). */
   public enum Phase { LATENT, CAMPAIGNING, HOLDING, REVOKED, FAILED, CLOSED }
 }

@@ -219,7 +219,7 @@ final class HoldCommand {
         // between here and the fork; that revocation is then handled like any other, the moment
         // COMMAND runs.
         LeaseState st = lease.state();
-        if (!live(st, g.epoch())) {
+        if (!st.holds(g.epoch())) {
           LOG.warn("epoch {} granted, but the lease is {} (epoch {}, {} left): the term is over; "
               + "not starting COMMAND; exiting {}", g.epoch(), st.phase(),
               st.epoch().map(Epoch::toString).orElse("none"), Durations.format(st.timeLeft()),
@@ -240,7 +240,7 @@ final class HoldCommand {
           "AMLEASE_HOLDER", config.holderId(),
           "AMLEASE_ZK", config.connectString(),
           "AMLEASE_PUBLISH", ThisJvm.publishCommand(config, java.util.Optional.empty())),
-          stopTimeout, () -> timeLeft(lease.state(), started));
+          stopTimeout, () -> lease.state().timeLeftIn(started));
     } catch (ChildProcess.NotReleased e) {
       LOG.warn("epoch {} ended while COMMAND's start gate was set up ({}); not starting COMMAND; "
           + "exiting {}", epoch.value(), lease.state().phase(), ExitCodes.LEASE_LOST);
@@ -256,7 +256,7 @@ final class HoldCommand {
       zk.termSession().ifPresent(child::handOverSession);
     }
     child.onExit().thenAccept(status -> events.add(new ChildExited(status)));
-    try (DeadlineFeed feed = DeadlineFeed.start(child, () -> timeLeft(lease.state(), started))) {
+    try (DeadlineFeed feed = DeadlineFeed.start(child, () -> lease.state().timeLeftIn(started))) {
       return superviseChild(lease, config, child, started);
     } finally {
       if (!child.onExit().isDone()) {
@@ -273,7 +273,7 @@ final class HoldCommand {
     Duration stopTimeout = config.stopTimeout();
     while (true) {
       Event e = events.take();
-      if (e instanceof ChildExited x && !live(lease.state(), epoch)) {
+      if (e instanceof ChildExited x && !lease.state().holds(epoch)) {
         // Its reaper ended the group at the deadline (this runner was paused or stuck), or it
         // exited as the term ended: a lease loss either way, not the command's own end.
         LOG.warn("COMMAND exited with status {} after epoch {} ended; exiting {}", x.status(),
@@ -319,17 +319,6 @@ final class HoldCommand {
       return 128 + s.number();
     }
     return null;
-  }
-
-  /** Whether {@code st} is term {@code epoch}, held with time left before its deadline. */
-  private static boolean live(LeaseState st, Epoch epoch) {
-    return st.holder() && st.epoch().equals(Optional.of(epoch)) && !st.timeLeft().isZero()
-        && !st.timeLeft().isNegative();
-  }
-
-  /** The time term {@code epoch} has left, or empty when {@code st} says it is over. */
-  static Optional<Duration> timeLeft(LeaseState st, Epoch epoch) {
-    return live(st, epoch) ? Optional.of(st.timeLeft()) : Optional.empty();
   }
 
   private static List<String> participants(Lease lease) {

@@ -208,7 +208,7 @@ public final class ApplicationMaster {
                 c.newer().get(), c.epoch());
             lease.revoke(RevocationReason.NEWER_ATTEMPT);
             return leaseLost(RevocationReason.NEWER_ATTEMPT.name(), master, config);
-          } else if (!TermCheck.holdsLocally(lease.state(), c.epoch())) {
+          } else if (!lease.state().holds(c.epoch())) {
             // Revoked meanwhile: its Revoked event is queued; a master must not start now.
             LOG.info("epoch {} ended before the master started", c.epoch());
           } else if (c.failure() != null) {
@@ -227,7 +227,7 @@ public final class ApplicationMaster {
             count.lead(c.epoch()); // The workers follow once the count is known (WorkerTarget).
           }
         } else if (e instanceof WorkerTarget t) {
-          if (TermCheck.holdsLocally(lease.state(), t.epoch())) {
+          if (lease.state().holds(t.epoch())) {
             workers.lead(t.epoch(), t.workers());
           }
         } else if (e instanceof MasterExited x && x.status() > 128
@@ -440,7 +440,7 @@ public final class ApplicationMaster {
     ChildProcess child;
     try {
       child = ChildProcess.start(settings.masterCommand(), env, config.stopTimeout(),
-          () -> TermCheck.timeLeft(lease.state(), epoch));
+          () -> lease.state().timeLeftIn(epoch));
     } catch (ChildProcess.NotReleased e) {
       LOG.info("epoch {} ended before the master started", epoch.value());
       return null;
@@ -450,7 +450,7 @@ public final class ApplicationMaster {
     child.onExit().thenAccept(status -> events.add(new MasterExited(epoch, status)));
     // The dead-man's switch: should this JVM be paused or stuck, the reaper stops the master at
     // the term's deadline. Closed with the JVM; it stops by itself once the term is over.
-    DeadlineFeed.start(child, () -> TermCheck.timeLeft(lease.state(), epoch));
+    DeadlineFeed.start(child, () -> lease.state().timeLeftIn(epoch));
     return child;
   }
 

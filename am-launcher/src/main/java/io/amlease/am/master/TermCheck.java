@@ -43,26 +43,13 @@ final class TermCheck implements AutoCloseable {
     this.lease = lease;
   }
 
-  /** What the lease itself believes: holding in {@code epoch}, deadline not passed. No I/O. */
-  static boolean holdsLocally(LeaseState state, Epoch epoch) {
-    return state.phase() == LeaseState.Phase.HOLDING
-        && state.epoch().filter(epoch::equals).isPresent()
-        && state.timeLeft().compareTo(Duration.ZERO) > 0;
-  }
-
-  /** The time term {@code epoch} has left, if the lease holds it locally. No I/O. */
-  static java.util.Optional<Duration> timeLeft(LeaseState state, Epoch epoch) {
-    return holdsLocally(state, epoch) ? java.util.Optional.of(state.timeLeft())
-        : java.util.Optional.empty();
-  }
-
   /**
    * True only if the lease holds {@code epoch} locally and ZooKeeper confirms that epoch is still
    * current, within the term's deadline. A refused confirmation also revokes the lease (FENCED).
    */
   boolean holds(Epoch epoch) throws InterruptedException {
     LeaseState state = lease.state();
-    if (!holdsLocally(state, epoch)) {
+    if (!state.holds(epoch)) {
       return false;
     }
     Future<Boolean> confirmed = executor.submit(() -> confirm(epoch));

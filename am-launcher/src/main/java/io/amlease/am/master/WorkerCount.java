@@ -100,7 +100,7 @@ final class WorkerCount implements AutoCloseable {
 
   private void update() {
     Epoch e = leading;
-    if (e == null || !TermCheck.holdsLocally(lease.state(), e)) {
+    if (e == null || !lease.state().holds(e)) {
       return; // The term is over: the next leader reads what this one applied.
     }
     try {
