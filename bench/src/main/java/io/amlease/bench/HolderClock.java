@@ -6,10 +6,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A holder process's clocks under Debian's {@code faketime -f "+0 xR"} (libfaketime), for the
+ * A holder process's clocks under Debian's libfaketime ({@code FAKETIME="+0 xR"}), for the
  * torture mode's clock-rate faults: its CLOCK_MONOTONIC, and so its {@code System.nanoTime()},
  * its timers and its sleeps, run at rate R from its launch on. Its term edges are stamped on that
  * clock; this maps them back onto the bench's: a process launched at bench time t0 reads
@@ -43,9 +44,16 @@ record HolderClock(double rate, long offsetNanos, double measuredRate) {
     return launchNanos + Math.round((processNanos - launchNanos - offsetNanos) / rate);
   }
 
-  /** {@code faketime -f "+0 xR"}, to go before the holder's command line. */
-  static List<String> prefix(double rate) {
-    return List.of("faketime", "-f", String.format(Locale.ROOT, "+0 x%.3f", rate));
+  /**
+   * The environment that runs a process's clocks at {@code rate}: libfaketime preloaded, as
+   * {@code faketime -f "+0 xR"} would set it, but without that wrapper. The wrapper forks and
+   * waits, so the bench's process would be it and not the holder: a kill-holder fault would kill
+   * the wrapper and leave the holder running, unseen, while the bench counted its term as ended.
+   */
+  static Map<String, String> environment(double rate) {
+    // ld.so expands $LIB to the library directory of this architecture (x86_64-linux-gnu).
+    return Map.of("LD_PRELOAD", "/usr/$LIB/faketime/libfaketime.so.1",
+        "FAKETIME", String.format(Locale.ROOT, "+0 x%.3f", rate));
   }
 
   /**
@@ -53,11 +61,12 @@ record HolderClock(double rate, long offsetNanos, double measuredRate) {
    * {@code /proc/uptime} over two seconds of real time; refuses a rate that is not what was asked.
    */
   static HolderClock probe(double rate, UptimeClock real) throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>(prefix(rate));
-    cmd.addAll(List.of(ChildJvm.java(), "-Xmx32m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+    List<String> cmd = new ArrayList<>(List.of(ChildJvm.java(), "-Xmx32m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
         "-cp", System.getProperty("java.class.path"), ClockRateProbe.class.getName()));
     long t0 = System.nanoTime();
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().putAll(environment(rate));
+    Process p = pb.start();
     if (!p.waitFor(PROBE_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
       p.destroyForcibly();
       throw new IllegalStateException("clock-rate probe under faketime did not finish within "

@@ -31,7 +31,7 @@ final class TortureLaunchers {
   private static SupervisedHolder.Launcher hold(String connect, String path, String data,
       Duration t, Duration stopTimeout, String token, Optional<Double> rate) {
     return (life, dir) -> {
-      List<String> cmd = jvm(rate, "-Dlog4j2.configurationFile=" + HOLD_LOG_CONFIG,
+      List<String> cmd = jvm("-Dlog4j2.configurationFile=" + HOLD_LOG_CONFIG,
           "-Dtorture.edges=" + dir.resolve(ActorLogs.EDGES));
       cmd.addAll(List.of(HOLD_MAIN, "hold", "--zk", connect, "--lease", path, "--id", life,
           "--session-timeout", Durations.format(t), "--stop-timeout", Durations.format(stopTimeout),
@@ -41,6 +41,7 @@ final class TortureLaunchers {
       ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
           .redirectOutput(dir.resolve("out.log").toFile());
       pb.environment().put("TORTURE_SESSION_MS", Long.toString(t.toMillis()));
+      rate.ifPresent(r -> pb.environment().putAll(HolderClock.environment(r)));
       return pb.start();
     };
   }
@@ -48,18 +49,19 @@ final class TortureLaunchers {
   private static SupervisedHolder.Launcher latch(Contender c, String connect, String path,
       String data, Duration t, String token, Optional<Double> rate) {
     return (life, dir) -> {
-      List<String> cmd = jvm(rate);
+      List<String> cmd = jvm();
       cmd.addAll(List.of(TortureHolder.class.getName(), c.label(), life, connect, path,
           Long.toString(t.toMillis()), dir.toString(), token, data));
       // stdin stays an open pipe: the holder exits when it closes, with the bench.
-      return new ProcessBuilder(cmd).redirectErrorStream(true)
-          .redirectOutput(dir.resolve("out.log").toFile()).start();
+      ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+          .redirectOutput(dir.resolve("out.log").toFile());
+      rate.ifPresent(r -> pb.environment().putAll(HolderClock.environment(r)));
+      return pb.start();
     };
   }
 
-  private static List<String> jvm(Optional<Double> rate, String... props) {
-    List<String> cmd = new ArrayList<>(rate.map(HolderClock::prefix).orElse(List.of()));
-    cmd.addAll(List.of(ChildJvm.java(), "-Xmx96m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+  private static List<String> jvm(String... props) {
+    List<String> cmd = new ArrayList<>(List.of(ChildJvm.java(), "-Xmx96m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
     cmd.addAll(List.of(props));
     cmd.addAll(List.of("-cp", System.getProperty("java.class.path")));
     return cmd;
