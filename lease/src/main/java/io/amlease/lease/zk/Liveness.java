@@ -183,12 +183,16 @@ final class Liveness {
   }
 
   private void renew() {
-    sendRenewal(); // First: it may shorten the interval.
-    synchronized (this) {
-      if (stopped) {
-        return;
+    try {
+      sendRenewal(); // First: it may shorten the interval.
+    } finally {
+      // Whatever this tick met: without the next one, renewals would stop and the watchdog end a
+      // healthy term (G1), and the timer thread would swallow the error unseen.
+      synchronized (this) {
+        if (!stopped) {
+          renewTimer = clock.schedule(this::renew, timing.renewInterval());
+        }
       }
-      renewTimer = clock.schedule(this::renew, timing.renewInterval());
     }
   }
 
