@@ -18,7 +18,9 @@ import java.util.Optional;
  *       ended;</li>
  *   <li>{@link Kind#SUPERSEDED_WRITE} (G3): ZooKeeper accepted writes of an older term after a
  *       newer term had written (one finding per superseded term);</li>
- *   <li>{@link Kind#EPOCH_BACKWARDS} (G3): the leader node named a lower epoch after a higher one.</li>
+ *   <li>{@link Kind#EPOCH_BACKWARDS} (G3): the leader node named a lower epoch after a higher one
+ *       with no deletion of the whole lease between the two (an operator's {@code deleteall} starts
+ *       the epochs again in a new incarnation; the terms' numbers say that order instead).</li>
  * </ul>
  *
  * <p><b>Tolerances.</b> Acting spans are inner bounds (a shell stamp is good to
@@ -34,7 +36,9 @@ import java.util.Optional;
  * over which a holder's belief that it leads is formed) before the older term began, or later; an
  * orphan is excused if its holder was stopped while it should have been stopping it (between the
  * term's end and the end of the allowance). Excused findings are reported apart, not as violations.
- * G3 holds under pauses, so superseded writes and epochs never are excused.
+ * G3 holds under pauses, so superseded writes and epochs never are excused. Each excused finding
+ * says whether its pause stopped the runner alone (its COMMAND ran on: G4's dead-man's switch
+ * should have left nothing to excuse) or the runner's whole tree, as a VM freeze does.
  */
 final class TortureChecker {
   enum Kind {
@@ -45,8 +49,15 @@ final class TortureChecker {
     }
   }
 
-  /** One finding; {@code nanos} is its extent (how long two acted at once, how late), 0 if none. */
-  record Finding(Kind kind, String description, long nanos) {}
+  /**
+   * One finding; {@code nanos} is its extent (how long two acted at once, how late), 0 if none;
+   * {@code wholeTree}: a pause-excused finding whose pause stopped the holder's whole tree.
+   */
+  record Finding(Kind kind, String description, long nanos, boolean wholeTree) {
+    Finding(Kind kind, String description, long nanos) {
+      this(kind, description, nanos, false);
+    }
+  }
 
   record Tolerances(Duration stopAllowance, Duration pauseReach) {}
 
@@ -62,6 +73,11 @@ final class TortureChecker {
       }
       violations.forEach(f -> m.merge(f.kind(), 1, Integer::sum));
       return m;
+    }
+
+    /** Excused findings whose pause stopped the runner alone, its COMMAND running on. */
+    int pauseExcusedRunnerOnly() {
+      return (int) pauseExcused.stream().filter(f -> !f.wholeTree()).count();
     }
 
     double pauseExcusedMaxMs() {
@@ -83,7 +99,7 @@ final class TortureChecker {
     TortureChecker c = new TortureChecker(h, tol);
     c.overlaps();
     c.orphans();
-    c.fromStrings(Kind.EPOCH_BACKWARDS, found -> HistoryChecker.leaderEpochs(h.leaderVersions(), found));
+    c.leaderEpochs();
     c.supersededWrites();
     return new Verdict(List.copyOf(c.violations), List.copyOf(c.excused));
   }
@@ -102,7 +118,8 @@ final class TortureChecker {
 
   /** The longest overlap of any process of {@code older}'s tree with any of {@code newer}'s. */
   private void overlap(TortureHistory.Term older, TortureHistory.Term newer) {
-    long excuseFrom = excuseFrom(older);
+    Optional<History.Pause> excuse = excuse(older);
+    long excuseFrom = excuse.map(History.Pause::fromNanos).orElse(Long.MAX_VALUE);
     Longest plain = new Longest();
     Longest paused = new Longest();
     for (TortureHistory.Actor a : actorsOf(older)) {
@@ -118,14 +135,16 @@ final class TortureChecker {
       }
     }
     plain.report(Kind.OVERLAP, violations, "");
-    paused.report(Kind.OVERLAP, excused, "after a pause of " + older.holder() + ": ");
+    boolean whole = excuse.map(History.Pause::wholeTree).orElse(false);
+    paused.report(Kind.OVERLAP, excused, "after a " + (whole ? "whole-tree " : "") + "pause of "
+        + older.holder() + ": ", whole);
   }
 
-  /** From when overlaps of {@code t}'s tree are excused by a pause of its holder (MAX: never). */
-  private long excuseFrom(TortureHistory.Term t) {
+  /** The first pause of {@code t}'s holder from which overlaps of its tree are excused. */
+  private Optional<History.Pause> excuse(TortureHistory.Term t) {
     long reach = t.startNanos() - tol.pauseReach().toNanos();
     return h.pauses().stream().filter(p -> p.holder().equals(t.holder()) && p.toNanos() - reach > 0)
-        .mapToLong(History.Pause::fromNanos).min().orElse(Long.MAX_VALUE);
+        .min(Comparator.comparingLong(History.Pause::fromNanos));
   }
 
   private void orphans() {
@@ -135,8 +154,10 @@ final class TortureChecker {
         continue;
       }
       long limit = t.endNanos() + allowance;
-      boolean pausedWhileStopping = h.pauses().stream().anyMatch(p -> p.holder().equals(t.holder())
-          && p.fromNanos() - limit < 0 && p.toNanos() - t.endNanos() > 0);
+      Optional<History.Pause> stopping = h.pauses().stream().filter(p -> p.holder().equals(t.holder())
+          && p.fromNanos() - limit < 0 && p.toNanos() - t.endNanos() > 0).findFirst();
+      boolean pausedWhileStopping = stopping.isPresent();
+      boolean whole = stopping.map(History.Pause::wholeTree).orElse(false);
       for (TortureHistory.Actor a : actorsOf(t)) {
         long late = a.toNanos() - limit;
         if (late <= 0) {
@@ -146,7 +167,8 @@ final class TortureChecker {
             + ms(a.toNanos() - t.endNanos()) + " after its term ended at " + at(t.endNanos())
             + " (allowance " + ms(allowance) + ")";
         (pausedWhileStopping ? excused : violations).add(new Finding(Kind.ORPHAN,
-            (pausedWhileStopping ? "after a pause of " + t.holder() + ": " : "") + what, late));
+            (pausedWhileStopping ? "after a " + (whole ? "whole-tree " : "") + "pause of "
+                + t.holder() + ": " : "") + what, late, whole));
       }
     }
   }
@@ -179,10 +201,19 @@ final class TortureChecker {
         + firstSeen.get(who), 0)));
   }
 
-  private void fromStrings(Kind kind, java.util.function.Consumer<List<String>> check) {
+  /**
+   * The leader node's epochs, compared only within each stretch between two deletions of the whole
+   * lease: the epochs of a new incarnation start again at 1.
+   */
+  private void leaderEpochs() {
+    Map<Integer, List<History.LeaderVersion>> stretches = new java.util.TreeMap<>();
+    for (History.LeaderVersion v : h.leaderVersions()) {
+      int stretch = (int) h.leaseDeletions().stream().filter(z -> z < v.mzxid()).count();
+      stretches.computeIfAbsent(stretch, k -> new ArrayList<>()).add(v);
+    }
     List<String> found = new ArrayList<>();
-    check.accept(found);
-    found.forEach(s -> violations.add(new Finding(kind, s, 0)));
+    stretches.values().forEach(vs -> HistoryChecker.leaderEpochs(vs, found));
+    found.forEach(s -> violations.add(new Finding(Kind.EPOCH_BACKWARDS, s, 0)));
   }
 
   private List<TortureHistory.Actor> actorsOf(TortureHistory.Term t) {
@@ -219,10 +250,14 @@ final class TortureChecker {
     }
 
     void report(Kind kind, List<Finding> into, String prefix) {
+      report(kind, into, prefix, false);
+    }
+
+    void report(Kind kind, List<Finding> into, String prefix, boolean wholeTree) {
       Optional.ofNullable(a).ifPresent(x -> into.add(new Finding(kind, prefix + "two terms acting: "
           + x.role() + " of " + x.holder() + " (term " + x.term() + ") and " + b.role() + " of "
           + b.holder() + " (term " + b.term() + ") acted at once for " + ms(nanos) + " from "
-          + at(from), nanos)));
+          + at(from), nanos, wholeTree)));
     }
   }
 }

@@ -176,12 +176,36 @@ final class TortureFaults {
           }
         }
       }
+      case DELETEALL -> deleteall(st, h, at);
       case KILL_HOLDER -> {
         long killed = lanes.stream().filter(l -> l.kill(h, d)).count();
         log(at, st, "h" + h + " (" + killed + " of " + lanes.size() + " lanes had a process)");
         Waits.sleep(d);
       }
       default -> throw new IllegalArgumentException("not a holder fault: " + st.kind());
+    }
+  }
+
+  /**
+   * Freezes the acting holder of each lane (holder {@code h} where none acts) with everything it
+   * started, deletes the lane's lease whole while it is frozen, and thaws it after the step's
+   * duration: the schedule of issue 24 item 7, where the thawed holder's old token must be refused.
+   */
+  private void deleteall(TortureSchedule.Step st, int h, long at) throws Exception {
+    Map<TortureLane, SupervisedHolder.Suspended> stopped = new LinkedHashMap<>();
+    List<String> what = new java.util.ArrayList<>();
+    try {
+      for (TortureLane l : lanes) {
+        int victim = l.actingHolder().orElse(h);
+        l.suspendTree(victim).ifPresent(x -> stopped.put(l, x));
+        what.add(l.contender.label() + ": h" + victim + " frozen, " + l.deleteLease());
+      }
+      log(at, st, String.join("; ", what));
+      Waits.sleep(st.duration());
+    } finally {
+      for (var e : stopped.entrySet()) {
+        e.getKey().paused(e.getValue().resume());
+      }
     }
   }
 

@@ -12,10 +12,18 @@ import java.util.List;
  * @param writes each write to the data node that ZooKeeper accepted, with the writer's term and
  *     the version it produced (ZooKeeper's commit order)
  * @param pauses each SIGSTOP … SIGCONT of a holder process (inner bounds)
+ * @param leaseDeletions the zxid of each deletion of the whole lease (the torture's
+ *     {@code deleteall} fault), in order
  */
 record TortureHistory(long originNanos, List<Actor> actors, List<Term> terms,
     List<History.LeaderVersion> leaderVersions, List<History.Write> writes,
-    List<History.Pause> pauses) {
+    List<History.Pause> pauses, List<Long> leaseDeletions) {
+
+  TortureHistory(long originNanos, List<Actor> actors, List<Term> terms,
+      List<History.LeaderVersion> leaderVersions, List<History.Write> writes,
+      List<History.Pause> pauses) {
+    this(originNanos, actors, terms, leaderVersions, writes, pauses, List.of());
+  }
 
   TortureHistory {
     actors = List.copyOf(actors);
@@ -23,6 +31,12 @@ record TortureHistory(long originNanos, List<Actor> actors, List<Term> terms,
     leaderVersions = List.copyOf(leaderVersions);
     writes = List.copyOf(writes);
     pauses = List.copyOf(pauses);
+    leaseDeletions = List.copyOf(leaseDeletions);
+  }
+
+  /** The same history, with the whole lease deleted at each of {@code zxids}. */
+  TortureHistory withLeaseDeletions(List<Long> zxids) {
+    return new TortureHistory(originNanos, actors, terms, leaderVersions, writes, pauses, zxids);
   }
 
   /**

@@ -9,14 +9,24 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZKUtil;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
 
 /**
  * One contender in one torture trial: its lease path on the shared ensemble, its holders (each
@@ -27,6 +37,9 @@ import org.apache.curator.framework.CuratorFramework;
 final class TortureLane implements AutoCloseable {
   /** How long after the stop allowance a still-acting orphan is ended by the bench. */
   static final Duration SWEEP_MARGIN = Duration.ofSeconds(1);
+  /** How often a deleteall is tried while holders keep creating nodes under the lease. */
+  static final int DELETE_TRIES = 20;
+  private static final Duration DELETE_RETRY_DELAY = Duration.ofMillis(200);
 
   private record Observed(History.LeaderVersion version, long nanos) {}
 
@@ -39,6 +52,13 @@ final class TortureLane implements AutoCloseable {
   private final List<Observed> versions = new CopyOnWriteArrayList<>();
   private final Set<Long> swept = new HashSet<>();
   private final LeaderReader reader;
+  private final CuratorFramework observer;
+  /** The lease (or latch) path, which the deleteall fault deletes whole. */
+  private final String path;
+  /** Where each deletion leaves a node, so that its zxid is ZooKeeper's own. */
+  private final String cuts;
+  private final List<Long> deletions = new CopyOnWriteArrayList<>();
+  private final Set<String> recordedCuts = new HashSet<>();
   /** Holders whose links a holder-track fault holds (guarded by this). */
   private final Set<Integer> linkFaults = new HashSet<>();
   /** The server every link is pushed to, -1 if none (guarded by this). */
@@ -53,10 +73,13 @@ final class TortureLane implements AutoCloseable {
     this.contender = c;
     this.dir = dir;
     this.token = token;
-    String path = "/torture/" + c.label();
+    this.observer = observer;
+    this.path = "/torture/" + c.label();
+    this.cuts = "/torture-cuts/" + c.label();
     String data = path + "-data";
     Files.createDirectories(dir);
     observer.create().creatingParentsIfNeeded().forPath(data);
+    observer.create().creatingParentsIfNeeded().forPath(cuts);
     reader = new LeaderReader(observer, path);
     try {
       if (c == Contender.AMLEASE) {
@@ -158,6 +181,74 @@ final class TortureLane implements AutoCloseable {
     return holders.get(holder).suspend();
   }
 
+  /** Stops holder {@code holder}'s process and everything it started, as a VM freeze would. */
+  Optional<SupervisedHolder.Suspended> suspendTree(int holder)
+      throws IOException, InterruptedException {
+    return holders.get(holder).suspend(true);
+  }
+
+  /** The holder whose process last began a term and has not ended it, if any. */
+  OptionalInt actingHolder() {
+    return IntStream.range(0, holders.size())
+        .filter(h -> holders.get(h).acting()).findFirst();
+  }
+
+  /**
+   * An operator's {@code deleteall} of the lease path, done as one {@code multi} (children before
+   * parents, and a node under {@link #cuts} whose czxid is the deletion's zxid) so that the history
+   * knows exactly where the old incarnation ended. A holder that creates a node meanwhile makes
+   * the multi fail, and so can a fault of the ensemble: it is tried again, up to
+   * {@link #DELETE_TRIES} times. A multi whose answer was lost may have been applied: a cut node
+   * not yet recorded says so. What it did, in words.
+   */
+  String deleteLease() throws Exception {
+    KeeperException last = null;
+    for (int attempt = 1; attempt <= DELETE_TRIES; attempt++) {
+      ZooKeeper zk = observer.getZookeeperClient().getZooKeeper();
+      try {
+        Optional<String> applied = unrecordedCut(zk);
+        if (applied.isPresent()) {
+          return path + " deleted whole (its answer was lost) at zxid 0x"
+              + Long.toHexString(record(zk, applied.get()));
+        }
+        List<String> tree;
+        try {
+          tree = new ArrayList<>(ZKUtil.listSubTreeBFS(zk, path));
+        } catch (KeeperException.NoNodeException e) {
+          return path + " was not there";
+        }
+        Collections.reverse(tree);
+        List<Op> ops = new ArrayList<>();
+        tree.forEach(n -> ops.add(Op.delete(n, -1)));
+        ops.add(Op.create(cuts + "/d-", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE,
+            CreateMode.PERSISTENT_SEQUENTIAL));
+        List<OpResult> done = zk.multi(ops);
+        String cut = ((OpResult.CreateResult) done.get(done.size() - 1)).getPath();
+        return path + " deleted whole (" + tree.size() + " nodes) at zxid 0x"
+            + Long.toHexString(record(zk, cut.substring(cut.lastIndexOf('/') + 1)));
+      } catch (KeeperException e) {
+        last = e;
+        if (e.code() == KeeperException.Code.CONNECTIONLOSS
+            || e.code() == KeeperException.Code.SESSIONEXPIRED) {
+          Waits.sleep(DELETE_RETRY_DELAY);
+        }
+      }
+    }
+    return path + " could not be deleted in " + DELETE_TRIES + " tries: " + last.code();
+  }
+
+  /** A cut node that no recorded deletion made: a multi that was applied but not answered. */
+  private Optional<String> unrecordedCut(ZooKeeper zk) throws Exception {
+    return zk.getChildren(cuts, false).stream().filter(c -> !recordedCuts.contains(c)).findFirst();
+  }
+
+  private long record(ZooKeeper zk, String cut) throws Exception {
+    long zxid = zk.exists(cuts + "/" + cut, false).getCzxid();
+    recordedCuts.add(cut);
+    deletions.add(zxid);
+    return zxid;
+  }
+
   void paused(History.Pause p) {
     pauses.add(p);
   }
@@ -191,15 +282,15 @@ final class TortureLane implements AutoCloseable {
     int n = 0;
     for (SupervisedHolder holder : holders) {
       for (SupervisedHolder.Life life : holder.lives()) {
-        Set<Long> ended = new HashSet<>();
+        Set<String> ended = new HashSet<>();
         for (ActorLogs.Edge e : life.edges()) {
           if (!e.granted() && nowNanos - e.nanos() > after.toNanos()) {
-            ended.add(e.term());
+            ended.add(termKey(e.term(), e.incarnation()));
           }
         }
         boolean lifeOver = life.ended() && nowNanos - life.endNanos() > after.toNanos();
         for (Path cmd : list(life.dir, true)) {
-          Long term = termOf(cmd);
+          String term = termOf(cmd);
           if (term != null && (lifeOver || ended.contains(term))) {
             n += endProcesses(cmd);
           }
@@ -219,7 +310,7 @@ final class TortureLane implements AutoCloseable {
     List<SupervisedHolder.Life> lives = holders.stream().flatMap(h -> h.lives().stream()).toList();
     return LaneHistory.of(contender, lives, ActorLogs.commands(dir, clock), pauses,
         versions.stream().filter(o -> o.nanos() - endNanos <= 0).map(Observed::version).toList(),
-        originNanos, endNanos);
+        originNanos, endNanos).withLeaseDeletions(List.copyOf(deletions));
   }
 
   @Override
@@ -248,13 +339,19 @@ final class TortureLane implements AutoCloseable {
     return n;
   }
 
-  private static Long termOf(Path cmd) {
+  /** A COMMAND's term as {@link #termKey} writes it, null while its term file is incomplete. */
+  private static String termOf(Path cmd) {
     try {
-      String t = Files.readString(cmd.resolve("term")).strip().split("\\s+")[0];
-      return t.isEmpty() ? null : Long.parseLong(t);
+      String[] t = Files.readString(cmd.resolve("term")).strip().split("\\s+");
+      return t[0].isEmpty() ? null : termKey(Long.parseLong(t[0]), t.length > 1 ? t[1]
+          : ActorLogs.NO_INCARNATION);
     } catch (IOException | NumberFormatException e) {
       return null;
     }
+  }
+
+  private static String termKey(long term, String incarnation) {
+    return term + " " + incarnation;
   }
 
   private static List<Path> list(Path d, boolean directories) {

@@ -171,6 +171,7 @@ final class TortureRun {
       x.put("examples", v.violations().stream().limit(3).map(TortureChecker.Finding::description)
           .toList());
       x.put("pause_excused", v.pauseExcused().size());
+      x.put("pause_excused_whole_tree", v.pauseExcused().size() - v.pauseExcusedRunnerOnly());
       x.put("orphans_ended", o.orphansEnded().get(c));
       found.put(c.label(), x);
     });

@@ -20,7 +20,10 @@ import java.util.SplittableRandom;
  *       links to every server, a process pause (SIGSTOP … SIGCONT), and SIGKILL of its process,
  *       which a supervisor starts again after the step's down time. A pause stops the holder
  *       process alone: {@code hold}'s COMMAND runs in a process group of its own and goes on, as it
- *       would through the runner's long GC pause.</li>
+ *       would through the runner's long GC pause. And an operator's {@code deleteall} of the lease
+ *       while the acting holder's whole tree is frozen (DESIGN.md §1 G3: tokens bound to the epoch
+ *       node's incarnation): a new holder begins epoch 1 of a new incarnation, the frozen one thaws
+ *       after the step's duration and must be refused and stop.</li>
  * </ul>
  * Beside the tracks, about half the trials run one holder (of every contender) with its clocks at
  * a rate r for the whole trial ({@link ClockRate}): within ±ρ of 1 in half of those, outside it in
@@ -49,7 +52,7 @@ record TortureSchedule(long seed, int holders, List<Step> ensemble, List<Step> h
 
   enum Kind {
     ISOLATE_SERVER(true), LEADER_KILL(true), ENSEMBLE_RESTART(true), TIMEOUT_SHRINK(true),
-    CLIENT_SILENT(false), CLIENT_RESET(false), PAUSE(false), KILL_HOLDER(false);
+    CLIENT_SILENT(false), CLIENT_RESET(false), PAUSE(false), KILL_HOLDER(false), DELETEALL(false);
 
     private final boolean ensembleWide;
 
@@ -135,8 +138,8 @@ record TortureSchedule(long seed, int holders, List<Step> ensemble, List<Step> h
   }
 
   private static Kind holderKind(int roll) {
-    return roll < 25 ? Kind.CLIENT_SILENT : roll < 45 ? Kind.CLIENT_RESET : roll < 75 ? Kind.PAUSE
-        : Kind.KILL_HOLDER;
+    return roll < 22 ? Kind.CLIENT_SILENT : roll < 40 ? Kind.CLIENT_RESET : roll < 68 ? Kind.PAUSE
+        : roll < 90 ? Kind.KILL_HOLDER : Kind.DELETEALL;
   }
 
   /**
@@ -147,7 +150,7 @@ record TortureSchedule(long seed, int holders, List<Step> ensemble, List<Step> h
    */
   private static Duration duration(Kind kind, Duration t, double u) {
     double f = switch (kind) {
-      case CLIENT_SILENT, CLIENT_RESET, PAUSE, ISOLATE_SERVER -> 0.1 + 2.4 * u;
+      case CLIENT_SILENT, CLIENT_RESET, PAUSE, ISOLATE_SERVER, DELETEALL -> 0.1 + 2.4 * u;
       case KILL_HOLDER -> u;
       case LEADER_KILL -> 0.1 + 1.4 * u;
       case ENSEMBLE_RESTART -> 0.5 * u;

@@ -17,6 +17,8 @@ final class TortureTally {
    * @param violatingSeeds seeds of the trials with any violation; by kind in
    *     {@code violatingSeedsByKind}
    * @param pauseExcused overlaps and orphans explained by a process pause (G2 void): not violations
+   * @param pauseExcusedWholeTree of those, the ones whose pause stopped the holder's whole tree (a VM
+   *     freeze); the rest stopped the runner alone while its COMMAND ran on
    * @param orphansEnded processes the bench ended once they had outlived their term by the stop
    *     allowance plus a second (each is an orphan violation, or pause-excused)
    * @param terms terms begun, over all trials
@@ -24,7 +26,8 @@ final class TortureTally {
    */
   record Totals(int trials, int violations, Map<String, Integer> violationsByKind,
       int trialsWithViolations, List<Long> violatingSeeds,
-      Map<String, List<Long>> violatingSeedsByKind, int pauseExcused, double pauseExcusedMaxMs,
+      Map<String, List<Long>> violatingSeedsByKind, int pauseExcused, int pauseExcusedWholeTree,
+      double pauseExcusedMaxMs,
       int orphansEnded, int terms, int writes, List<String> examples) {}
 
   private int trials;
@@ -32,6 +35,7 @@ final class TortureTally {
   private final Map<TortureChecker.Kind, List<Long>> seedsByKind = new LinkedHashMap<>();
   private final List<Long> seeds = new ArrayList<>();
   private int pauseExcused;
+  private int pauseExcusedWholeTree;
   private double pauseExcusedMaxMs;
   private int orphansEnded;
   private int terms;
@@ -59,6 +63,7 @@ final class TortureTally {
     v.violations().stream().limit(Math.max(0, EXAMPLES - examples.size()))
         .forEach(f -> examples.add("seed " + seed + ": " + f.description()));
     pauseExcused += v.pauseExcused().size();
+    pauseExcusedWholeTree += v.pauseExcused().size() - v.pauseExcusedRunnerOnly();
     pauseExcusedMaxMs = Math.max(pauseExcusedMaxMs, v.pauseExcusedMaxMs());
     orphansEnded += ended;
     terms += counts.terms();
@@ -75,6 +80,6 @@ final class TortureTally {
     byKind.forEach((k, n) -> kinds.put(k.label(), n));
     seedsByKind.forEach((k, s) -> kindSeeds.put(k.label(), List.copyOf(s)));
     return new Totals(trials, violations(), kinds, seeds.size(), List.copyOf(seeds), kindSeeds,
-        pauseExcused, pauseExcusedMaxMs, orphansEnded, terms, writes, List.copyOf(examples));
+        pauseExcused, pauseExcusedWholeTree, pauseExcusedMaxMs, orphansEnded, terms, writes, List.copyOf(examples));
   }
 }

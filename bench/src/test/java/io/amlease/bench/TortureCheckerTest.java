@@ -35,8 +35,11 @@ class TortureCheckerTest {
     }
   }
 
+  private final List<Long> deletions = new ArrayList<>();
+
   private TortureChecker.Verdict check() {
-    return TortureChecker.check(new TortureHistory(0, actors, terms, versions, writes, pauses), TOL);
+    return TortureChecker.check(new TortureHistory(0, actors, terms, versions, writes, pauses,
+        deletions), TOL);
   }
 
   @Test
@@ -135,6 +138,24 @@ class TortureCheckerTest {
       assertThat(f.description()).startsWith("after a pause of h0.1");
     });
     assertThat(v.pauseExcusedMaxMs()).isEqualTo(1990.0);
+    assertThat(v.pauseExcusedRunnerOnly()).isEqualTo(1);
+  }
+
+  @Test
+  void aPauseOfTheWholeTreeExcusesLikewiseAndSaysSo() {
+    long second = LaneHistory.PER_INCARNATION + 1;
+    term("h0.1", 1, 0, 9_000, 10, 9_000);
+    term("h1.1", second, 7_000, OPEN, 7_010, 12_000);
+    pauses.add(new History.Pause("h0.1", 1_000 * MS, 8_000 * MS, true));
+
+    TortureChecker.Verdict v = check();
+
+    assertThat(v.violations()).isEmpty();
+    assertThat(v.pauseExcused()).singleElement().satisfies(f -> {
+      assertThat(f.wholeTree()).isTrue();
+      assertThat(f.description()).startsWith("after a whole-tree pause of h0.1");
+    });
+    assertThat(v.pauseExcusedRunnerOnly()).isZero();
   }
 
   @Test
@@ -227,6 +248,19 @@ class TortureCheckerTest {
     assertThat(check().violations()).singleElement().satisfies(f -> {
       assertThat(f.kind()).isEqualTo(Kind.EPOCH_BACKWARDS);
       assertThat(f.description()).contains("epoch 2 after epoch 3");
+    });
+  }
+
+  @Test
+  void epochsBegunAgainAfterTheWholeLeaseWasDeletedAreNotBackwardsButWithinAStretchTheyAre() {
+    // Epoch 3, a deleteall at zxid 45, epoch 1 and 2 of the new incarnation, then 1 again.
+    versions.addAll(List.of(new History.LeaderVersion(30, 3), new History.LeaderVersion(50, 1),
+        new History.LeaderVersion(60, 2), new History.LeaderVersion(70, 1)));
+    deletions.add(45L);
+
+    assertThat(check().violations()).singleElement().satisfies(f -> {
+      assertThat(f.kind()).isEqualTo(Kind.EPOCH_BACKWARDS);
+      assertThat(f.description()).contains("zxid 0x46", "epoch 1 after epoch 2");
     });
   }
 
