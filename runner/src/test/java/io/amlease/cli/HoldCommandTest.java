@@ -327,6 +327,27 @@ class HoldCommandTest {
     assertThat(zk.data(lease + "/epoch")).as("no term begun").isEqualTo("1");
   }
 
+  /**
+   * Item 9 of issue 24, foreign children: a child under the leader node (a restore, a tool that
+   * stores its own data there) would make every acquiring multi fail on the node's delete.
+   */
+  @Test
+  void aLeaderNodeWithChildrenExits65NamingItAndTheRepair() throws Exception {
+    try (HoldProcess first = hold(server.getConnectString(), "--", "true")) {
+      assertThat(first.awaitExit(EXIT)).as(first::describe).isZero();
+    }
+    zk.create(lease + "/leader/backup", "");
+    Path ran = dir.resolve("ran");
+    try (HoldProcess hold = hold(server.getConnectString(), "--", "sh", "-c", "touch " + q(ran))) {
+      assertThat(hold.awaitExit(EXIT)).as(hold::describe).isEqualTo(ExitCodes.DATA_ERROR);
+      assertThat(hold.stderr()).contains(lease + "/leader has children (backup)",
+          "zkCli.sh deleteall " + lease + "/leader").doesNotContain("Exception", "\tat ");
+    }
+    assertThat(ran).doesNotExist();
+    assertThat(zk.exists(lease + "/leader/backup")).as("left for an operator to remove").isTrue();
+    assertThat(zk.data(lease + "/epoch")).as("no term begun").isEqualTo("1");
+  }
+
   // ---- help -----------------------------------------------------------------------------------
 
   private static final List<String> HOLD_FLAGS = List.of("--zk", "--lease", "--session-timeout",

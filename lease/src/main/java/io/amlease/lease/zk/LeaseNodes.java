@@ -67,6 +67,7 @@ final class LeaseNodes {
     persistent(handle, paths.epoch(), "it goes with its session, and a new one would start the "
         + "fencing tokens again at version 0 (G3)");
     latchNodes(handle);
+    leaderNode(handle);
     check(client, paths.root(), Perms.CREATE | Perms.DELETE | Perms.READ);
     check(client, paths.latch(), Perms.CREATE | Perms.DELETE);
     check(client, paths.epoch(), Perms.WRITE);
@@ -183,6 +184,27 @@ final class LeaseNodes {
             + "election forever. Refusing to campaign. To repair: zkCli.sh delete " + path
             + (stat.getNumChildren() > 0 ? " (deleteall: it has children)" : "") + ".");
       }
+    }
+  }
+
+  /**
+   * Refuses a leader node with children: a holder's has none, and the acquiring multi replaces the
+   * node by deleting it, which ZooKeeper refuses for a node with children; every acquisition would
+   * fail and be retried for ever.
+   */
+  private void leaderNode(ZooKeeper zk) throws Exception {
+    List<String> children;
+    try {
+      children = zk.getChildren(paths.leader(), false);
+    } catch (KeeperException.NoNodeException e) {
+      return;
+    }
+    if (!children.isEmpty()) {
+      throw new LeaseException.BadData(paths.leader() + " has children (" + String.join(", ",
+          children.subList(0, Math.min(3, children.size()))) + (children.size() > 3 ? ", …" : "")
+          + "): no holder's leader node has any, and one with children cannot be replaced, so no "
+          + "term could begin. Refusing to campaign. To repair: zkCli.sh deleteall "
+          + paths.leader() + " (the next holder writes it again).");
     }
   }
 
