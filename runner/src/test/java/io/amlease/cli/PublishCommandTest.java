@@ -11,8 +11,14 @@ import io.amlease.process.ProcessTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -103,6 +109,38 @@ class PublishCommandTest {
       assertThat(current.exitCode()).as(current.err()).isZero();
       assertThat(leaderJson().path("urls").path("rpc").asText()).isEqualTo("b:2");
       assertThat(leaderJson().path("epoch").asLong()).isEqualTo(2);
+    }
+  }
+
+  /**
+   * Item 9 of issue 24, ACLs changed under a running holder: an operator takes write access to
+   * the leader node away while a term runs. The publish is refused with 77 naming the node, the
+   * term goes on (an ACL is no evidence of another holder), and once the ACL is back the next
+   * publish lands.
+   */
+  @Test
+  void anAclTakenAwayUnderARunningTermRefusesThePublishWith77AndTheTermGoesOn() throws Exception {
+    try (LeaseHolder a = LeaseHolder.start(server.getConnectString(), lease, "a");
+        CuratorFramework admin = CuratorFrameworkFactory.newClient(server.getConnectString(),
+            new RetryOneTime(100))) {
+      admin.start();
+      Epoch term = a.awaitGrant(SOON).epoch();
+      String leader = lease + "/leader";
+      admin.setACL().withACL(List.of(new ACL(ZooDefs.Perms.READ | ZooDefs.Perms.ADMIN,
+          ZooDefs.Ids.ANYONE_ID_UNSAFE)))
+          .forPath(leader);
+
+      InProcess.Result denied = publish(term, "rpc=a:1");
+      assertThat(denied.exitCode()).as(denied.err()).isEqualTo(ExitCodes.NO_PERMISSION);
+      assertThat(denied.err()).contains(leader).doesNotContain("\tat ");
+      assertThat(leaderJson().path("urls").size()).as("nothing written").isZero();
+      assertThat(a.lease.state().holds(term)).as("the term goes on").isTrue();
+      assertThat(a.revocations).isEmpty();
+
+      admin.setACL().withACL(ZooDefs.Ids.OPEN_ACL_UNSAFE).forPath(leader);
+      InProcess.Result again = publish(term, "rpc=a:1");
+      assertThat(again.exitCode()).as(again.err()).isZero();
+      assertThat(leaderJson().path("urls").path("rpc").asText()).isEqualTo("a:1");
     }
   }
 
