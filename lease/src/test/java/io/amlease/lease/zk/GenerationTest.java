@@ -21,8 +21,6 @@ class GenerationTest {
   private static final AtomicInteger PATHS = new AtomicInteger();
   @RegisterExtension static final StandaloneZk zk = new StandaloneZk();
 
-
-
   private static LeaseConfig.Builder config(String path, String id) {
     return LeaseConfig.builder().connectString(zk.connectString()).leasePath(path)
         .holderId(id).sessionTimeout(Duration.ofSeconds(6)).connectionTimeout(Duration.ofSeconds(5));
@@ -81,5 +79,27 @@ class GenerationTest {
       assertThat(attempt1.awaitGrant(Duration.ofSeconds(10)).epoch().value()).isEqualTo(2);
       assertThat(attempt1.failures).isEmpty();
     }
+  }
+
+  /** Item 9 of issue 24, data of the wrong shape: a generation node that is not a number. */
+  @Test
+  void aGenerationNodeThatIsNotANumberIsRefusedNamingItAndTheRepair() throws Exception {
+    String path = "/generation/lease-" + PATHS.incrementAndGet();
+    try (Holder x = new Holder(config(path, "x").build()).start()) {
+      x.awaitGrant(Duration.ofSeconds(10));
+    }
+    String node = path + "/generation";
+    zk.admin().create().forPath(node, "two".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    try (Holder attempt1 = new Holder(config(path, "attempt-1").generation(1).build())) {
+      // Refused at start, before it campaigns: start() throws, no term begins.
+      assertThatThrownBy(attempt1::start).isInstanceOf(LeaseException.BadData.class)
+          .hasMessageContaining(node + " holds 'two'")
+          .hasMessageContaining("zkCli.sh set " + node + " N");
+      assertThat(attempt1.grants).isEmpty();
+    }
+    assertThat(new String(zk.admin().getData().forPath(node),
+        java.nio.charset.StandardCharsets.UTF_8)).as("left for an operator").isEqualTo("two");
+    assertThat(new String(zk.admin().getData().forPath(path + "/epoch"),
+        java.nio.charset.StandardCharsets.UTF_8)).as("no term begun").isEqualTo("1");
   }
 }
