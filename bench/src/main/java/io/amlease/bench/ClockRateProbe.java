@@ -12,6 +12,12 @@ import java.nio.file.Path;
 final class ClockRateProbe {
   private static final Path UPTIME = Path.of("/proc/uptime");
   private static final long SPAN_CENTIS = 200;
+  /**
+   * A tick is used only if the reads around it took less than this (on the faked clock): a
+   * preempted spin (the bench runs trials in parallel on two cores) would stamp the tick late by
+   * the whole preemption and skew the rate by several percent.
+   */
+  private static final long WINDOW_NANOS = 2_000_000;
 
   private ClockRateProbe() {}
 
@@ -25,7 +31,10 @@ final class ClockRateProbe {
     System.out.println(a[0] + " " + a[1] + " " + b[0] + " " + b[1]);
   }
 
-  /** Spins until /proc/uptime moves on: {new centis, nanoTime in the middle of the window}. */
+  /**
+   * Spins until /proc/uptime moves on within a narrow window of reads: {new centis, nanoTime in
+   * the middle of the window}. A wide window (the spin was preempted) waits for the next tick.
+   */
   private static long[] tick() throws IOException {
     long old = centis();
     long before = System.nanoTime();
@@ -34,7 +43,10 @@ final class ClockRateProbe {
       long c = centis();
       long end = System.nanoTime();
       if (c != old) {
-        return new long[] {c, before + (end - before) / 2};
+        if (end - before < WINDOW_NANOS) {
+          return new long[] {c, before + (end - before) / 2};
+        }
+        old = c;
       }
       before = start;
     }
