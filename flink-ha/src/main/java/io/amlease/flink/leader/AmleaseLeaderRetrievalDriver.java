@@ -1,5 +1,6 @@
 package io.amlease.flink.leader;
 
+import io.amlease.lease.zk.NewestChange;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
@@ -30,7 +31,7 @@ public final class AmleaseLeaderRetrievalDriver implements LeaderRetrievalDriver
   private final CuratorCache cache;
   private final ConnectionStateListener connection = (c, state) -> connectionChanged(state);
   private volatile boolean closed;
-  private long newest = -1; // Guarded by this.
+  private final NewestChange newest = new NewestChange();
 
   public AmleaseLeaderRetrievalDriver(CuratorFramework client, String connectionInfoPath,
       LeaderRetrievalEventHandler handler, FatalErrorHandler fatal) {
@@ -75,13 +76,10 @@ public final class AmleaseLeaderRetrievalDriver implements LeaderRetrievalDriver
   }
 
   private void notifyIfFresh(long mzxid, byte[] data) {
-    synchronized (this) {
-      if (mzxid < newest) {
-        LOG.info("skipping leader information at {} older than what was told (a server behind)",
-            path);
-        return;
-      }
-      newest = mzxid;
+    if (!newest.admit(mzxid)) {
+      LOG.info("skipping leader information at {} older than what was told (a server behind)",
+          path);
+      return;
     }
     notify(ConnectionInfo.parse(data));
   }

@@ -17,16 +17,14 @@ import org.apache.zookeeper.data.Stat;
  * changes the epoch never goes down; but a reader whose new session lands on a server behind the one
  * it read from before (after an expiry, on a follower that is cut off or slow, or one with local
  * sessions) would read an older leader node. So the reader remembers the newest change it reported
- * (the node's {@code mzxid}, which grows with every change and every new node) and never reports an
- * older one (G3): a one-off read syncs and reads again, a watch skips it.
+ * ({@link NewestChange}) and never reports an older one (G3): a one-off read syncs and reads again,
+ * a watch skips it.
  */
 public final class LeaderReader implements AutoCloseable {
   private final CuratorFramework client;
   private final LeasePaths paths;
-  private CuratorCache cache;
-  // Guarded by this.
-  private long newest = -1;
-  private int skipped;
+  private final NewestChange newest = new NewestChange();
+  private CuratorCache cache; // Guarded by this.
 
   /** What {@code <lease>/leader} held at one version; {@code info} is empty when there is no leader. */
   public record Snapshot(Optional<LeaderInfo> info, int version, long mzxid) {
@@ -59,13 +57,13 @@ public final class LeaderReader implements AutoCloseable {
       } catch (Exception e) {
         throw new LeaseException("cannot read " + paths.leader() + ": " + e, e);
       }
-      if (fresh(stat.getMzxid())) {
+      if (newest.admit(stat.getMzxid())) {
         return Optional.of(LeaderInfo.fromJson(paths.leader(), data));
       }
       if (attempt > 0) {
         throw new LeaseException("the server this reader is connected to is behind what it read "
             + "before (" + paths.leader() + " at zxid 0x" + Long.toHexString(stat.getMzxid())
-            + ", seen 0x" + Long.toHexString(newestSeen()) + ") and did not catch up", null);
+            + ", seen 0x" + Long.toHexString(newest.newest()) + ") and did not catch up", null);
       }
       try {
         ZkClients.sync(client.getZookeeperClient().getZooKeeper(), paths.leader(), SYNC_WITHIN);
@@ -76,23 +74,9 @@ public final class LeaderReader implements AutoCloseable {
     }
   }
 
-  /** Whether a node changed at {@code mzxid} is no older than what was reported; records it. */
-  private synchronized boolean fresh(long mzxid) {
-    if (mzxid < newest) {
-      skipped++;
-      return false;
-    }
-    newest = mzxid;
-    return true;
-  }
-
-  private synchronized long newestSeen() {
-    return newest;
-  }
-
   /** How many reads this reader skipped as older than one it reported (tests look at it). */
-  synchronized int skipped() {
-    return skipped;
+  int skipped() {
+    return newest.skipped();
   }
 
   /**
@@ -105,7 +89,7 @@ public final class LeaderReader implements AutoCloseable {
     }
     cache = CuratorCache.build(client, paths.leader(), CuratorCache.Options.SINGLE_NODE_CACHE);
     Consumer<ChildData> publish = node -> {
-      if (!fresh(node.getStat().getMzxid())) {
+      if (!newest.admit(node.getStat().getMzxid())) {
         return; // A server behind the one we read from before: old news.
       }
       try {
