@@ -54,6 +54,7 @@ final class Election implements AutoCloseable {
   private final EpochHint hint;
   private final AcquiringMulti multi;
   private final Attempts attempts;
+  private final PendingRetry pendingRetry;
   private final Predecessor predecessor;
   private volatile LeaderLatch latch;
 
@@ -69,6 +70,7 @@ final class Election implements AutoCloseable {
     this.hint = new EpochHint(paths, owner.campaigning());
     this.multi = multi;
     this.attempts = new Attempts("amlease-lease-" + config.holderId(), this::acquire);
+    this.pendingRetry = new PendingRetry(clock, () -> attempts.request(null));
     this.predecessor = new Predecessor(paths.latch(), this::latchPath, owner.campaigning(),
         owner.zk(), clock, ours -> attempts.request(() -> sendFast(ours)));
   }
@@ -232,13 +234,17 @@ final class Election implements AutoCloseable {
   private void granted(AcquiringMulti.Attempt a, List<OpResult> results, long sent,
       LeaseTiming timing) {
     backoff.reset();
+    pendingRetry.cancel();
     owner.grant().granted(a.term(results), sent, timing);
   }
 
   private void retry(String why) {
-    Duration delay = backoff.failed();
+    Duration delay = pendingRetry.arm(backoff::failed);
+    if (delay == null) {
+      LOG.debug("{}; the pending retry covers it", why);
+      return;
+    }
     observer.acquisitionRetried(why, delay, backoff.failures());
-    clock.schedule(() -> attempts.request(null), delay);
   }
 
   /** Participant ids, the leader first. */
@@ -274,6 +280,7 @@ final class Election implements AutoCloseable {
   @Override
   public void close() {
     leave();
+    pendingRetry.close();
     attempts.close();
   }
 }

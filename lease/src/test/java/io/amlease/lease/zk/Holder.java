@@ -7,6 +7,7 @@ import io.amlease.lease.Epoch;
 import io.amlease.lease.LeaseConfig;
 import io.amlease.lease.LeaseException;
 import io.amlease.lease.LeaseListener;
+import io.amlease.lease.LeaseObserver;
 import io.amlease.lease.RevocationReason;
 import java.time.Duration;
 import java.util.List;
@@ -27,10 +28,18 @@ final class Holder implements AutoCloseable {
   final List<LeaseException> failures = new CopyOnWriteArrayList<>();
 
   Holder(LeaseConfig config) {
-    this(config, null);
+    this(config, (Clock) null);
   }
 
   Holder(LeaseConfig config, Clock clock) {
+    this(config, clock, null);
+  }
+
+  Holder(LeaseConfig config, LeaseObserver observer) {
+    this(config, null, observer);
+  }
+
+  private Holder(LeaseConfig config, Clock clock, LeaseObserver observer) {
     LeaseListener listener = new LeaseListener() {
       @Override
       public void granted(Epoch epoch) {
@@ -47,7 +56,9 @@ final class Holder implements AutoCloseable {
         failures.add(cause);
       }
     };
-    lease = clock == null ? ZkLease.create(config, listener) : ZkLease.create(config, listener, clock);
+    lease = clock != null ? ZkLease.create(config, listener, clock)
+        : observer != null ? ZkLease.create(config, listener, observer)
+        : ZkLease.create(config, listener);
   }
 
   Holder start() throws LeaseException {
