@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -39,6 +40,8 @@ import org.junit.jupiter.api.Test;
 class FieldFailoverIT {
     private static final Duration T = Duration.ofSeconds(6);
     private static final Duration NODE_EXPIRY = Duration.ofSeconds(10);
+    /** A ZooKeeper cut G1 must absorb at T: below grace − renewInterval, with a margin. */
+    private static final Duration SHORT_CUT = Duration.ofSeconds(1);
     private static FieldCluster cluster;
     private static CuratorFramework zk;
     private static YarnClient yarn;
@@ -113,6 +116,48 @@ class FieldFailoverIT {
         return Files.readAllLines(record).stream().filter(l -> l.matches("\\d+")).map(Long::parseLong).toList();
     }
 
+    /** A directory for one application's records, writable by every node's user. */
+    private static Path appDir(String name) throws Exception {
+        Path dir = Files.createDirectory(shared.resolve(name));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+        return dir;
+    }
+
+    /**
+     * Submits an application whose master records its term (pids and user) in {@code term-<epoch>}
+     * and a millisecond stamp every 100 ms in {@code record-<epoch>}, and whose workers record the
+     * node they started on.
+     */
+    private static ApplicationId submitRecordingApp(String name, Path dir, int workers) throws Exception {
+        Path master = dir.resolve("master.sh");
+        Files.writeString(master, "echo \"$$ $PPID $(id -un)\" > " + dir + "/tmp-$$\n"
+                + "mv " + dir + "/tmp-$$ " + dir + "/term-$AMLEASE_EPOCH\n"
+                + "while :; do date +%s%3N >> " + dir + "/record-$AMLEASE_EPOCH; sleep 0.1; done\n");
+        return submit("--name", name, "--zk", cluster.zkConnectString(),
+                "--session-timeout", T.toSeconds() + "s", "--stop-timeout", "1s", "--am-memory", "256",
+                "--workers", String.valueOf(workers), "--worker-memory", "128",
+                "--worker-command", "id -un > " + dir + "/worker-$CONTAINER_ID; exec sleep 600",
+                "--", "sh", master.toString());
+    }
+
+    /** Every node back in service (a test before may have left one LOST, and healed it). */
+    private static void awaitAllNodesRunning() {
+        await("every NodeManager RUNNING").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
+                .until(() -> cluster.nodeStates().values().stream().filter("RUNNING"::equals).count()
+                        == cluster.nodes().size());
+    }
+
+    /** Attempt 1's master stopped before attempt 2's started; returns both times after {@code cutAt}. */
+    private static long[] assertHandover(Path dir, long cutAt) throws Exception {
+        await().atMost(Duration.ofSeconds(10)).until(() -> stamps(dir.resolve("record-2")).size() > 5);
+        List<Long> of1 = stamps(dir.resolve("record-1"));
+        long lastOf1 = of1.get(of1.size() - 1);
+        long firstOf2 = stamps(dir.resolve("record-2")).get(0);
+        assertThat(lastOf1).as("attempt 1's master stopped (%d ms after the cut) before attempt 2's "
+                + "started (%d ms after)", lastOf1 - cutAt, firstOf2 - cutAt).isLessThan(firstOf2);
+        return new long[] {lastOf1 - cutAt, firstOf2 - cutAt};
+    }
+
     /** The user (node) of every worker container started so far, one file per start. */
     private static List<String> workerStarts(Path dir) throws Exception {
         try (Stream<Path> files = Files.list(dir)) {
@@ -145,19 +190,11 @@ class FieldFailoverIT {
      */
     @Test
     void theAmsNodeDropsOffTheNetworkAndTheNextAttemptTakesOverWithoutOverlap() throws Exception {
+        awaitAllNodesRunning();
         String name = "field-seed";
-        Path dir = Files.createDirectory(shared.resolve(name));
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
-        Path master = dir.resolve("master.sh");
-        Files.writeString(master, "echo \"$$ $PPID $(id -un)\" > " + dir + "/tmp-$$\n"
-                + "mv " + dir + "/tmp-$$ " + dir + "/term-$AMLEASE_EPOCH\n"
-                + "while :; do date +%s%3N >> " + dir + "/record-$AMLEASE_EPOCH; sleep 0.1; done\n");
+        Path dir = appDir(name);
         try (LeaderHistory history = new LeaderHistory(zk, "/amlease/" + name)) {
-            ApplicationId id = submit("--name", name, "--zk", cluster.zkConnectString(),
-                    "--session-timeout", T.toSeconds() + "s", "--stop-timeout", "1s", "--am-memory", "256",
-                    "--workers", "2", "--worker-memory", "128",
-                    "--worker-command", "id -un > " + dir + "/worker-$CONTAINER_ID; exec sleep 600",
-                    "--", "sh", master.toString());
+            ApplicationId id = submitRecordingApp(name, dir, 2);
             LeaderInfo first = history.awaitEpoch(1, Duration.ofSeconds(120));
             assertThat(first.attemptId()).endsWith("_000001");
             Term term1 = Term.read(dir.resolve("term-1"));
@@ -180,16 +217,11 @@ class FieldFailoverIT {
                     || !stamps(dir.resolve("record-1")).isEmpty())
                     .as("attempt 1 ran inside the partition").isTrue();
 
-            await().atMost(Duration.ofSeconds(10)).until(() -> stamps(dir.resolve("record-2")).size() > 5);
-            List<Long> of1 = stamps(dir.resolve("record-1"));
-            long lastOf1 = of1.get(of1.size() - 1);
-            long firstOf2 = stamps(dir.resolve("record-2")).get(0);
-            assertThat(lastOf1).as("attempt 1's master stopped (%d ms after the cut) before attempt 2's "
-                    + "started (%d ms after)", lastOf1 - cutAt, firstOf2 - cutAt).isLessThan(firstOf2);
+            long[] handover = assertHandover(dir, cutAt);
             assertThat(ProcessHandle.of(term1.masterPid()).filter(ProcessHandle::isAlive)).isEmpty();
             history.assertNoWriteFromBefore(second);
             System.out.printf("field seed: attempt 1's master stopped %d ms after the cut, attempt 2's "
-                    + "started %d ms after%n", lastOf1 - cutAt, firstOf2 - cutAt);
+                    + "started %d ms after%n", handover[0], handover[1]);
 
             // Workers on healthy nodes were adopted, not started again.
             await("healthy nodes' workers adopted").atMost(Duration.ofSeconds(60)).until(() ->
@@ -201,6 +233,105 @@ class FieldFailoverIT {
             await("attempt 1 gone after the heal").atMost(Duration.ofSeconds(60))
                     .until(() -> ProcessHandle.of(term1.amPid()).filter(ProcessHandle::isAlive).isEmpty());
             assertThat(history.awaitEpoch(2, Duration.ofSeconds(5))).isEqualTo(second);
+            yarn.killApplication(id);
+        }
+    }
+
+    /**
+     * The AM's node cut off from ZooKeeper only (the RM and HDFS it still reaches). A cut shorter
+     * than grace − renewInterval (1.85 s at T = 6 s with a 1 s stop-timeout) costs nothing (G1): same
+     * term, same master, no worker started again. A longer one ends attempt 1's term at its deadline
+     * and its AM exits 75 without unregistering, so YARN starts attempt 2, which leads after it.
+     */
+    @Test
+    void aZooKeeperOnlyCutShorterThanGraceCostsNothingALongerOneHandsOver() throws Exception {
+        awaitAllNodesRunning();
+        String name = "field-zk-cut";
+        Path dir = appDir(name);
+        try (LeaderHistory history = new LeaderHistory(zk, "/amlease/" + name)) {
+            ApplicationId id = submitRecordingApp(name, dir, 2);
+            history.awaitEpoch(1, Duration.ofSeconds(120));
+            Term term1 = Term.read(dir.resolve("term-1"));
+            await("both workers started").atMost(Duration.ofSeconds(60))
+                    .until(() -> workerStarts(dir).size() == 2);
+            FieldCluster.Node amNode = nodeOf(term1.user());
+            Path record1 = dir.resolve("record-1");
+
+            cluster.partitionFromZooKeeper(amNode);
+            Thread.sleep(SHORT_CUT.toMillis()); // the fault's length, not a wait for an outcome
+            cluster.heal();
+            int afterHeal = stamps(record1).size();
+            await("the master records on after the short cut").atMost(Duration.ofSeconds(10))
+                    .until(() -> stamps(record1).size() > afterHeal + 30);
+            assertThat(ProcessHandle.of(term1.masterPid()).filter(ProcessHandle::isAlive))
+                    .as("attempt 1's master survived a %d ms ZooKeeper cut", SHORT_CUT.toMillis()).isPresent();
+            assertThat(dir.resolve("term-2")).doesNotExist();
+            assertThat(currentAttempt(id)).isEqualTo(1);
+            assertThat(workerStarts(dir)).as("no worker started again").hasSize(2);
+
+            cluster.partitionFromZooKeeper(amNode);
+            long cutAt = System.currentTimeMillis();
+            await("attempt 1 ended, attempt 2 started").atMost(Duration.ofSeconds(90))
+                    .pollInterval(Duration.ofMillis(500)).until(() -> currentAttempt(id) == 2);
+            cluster.heal(); // attempt 2 may run on the same node
+            LeaderInfo second = history.awaitEpoch(2, Duration.ofSeconds(90));
+            assertThat(second.attemptId()).endsWith("_000002");
+            long[] handover = assertHandover(dir, cutAt);
+            assertThat(ProcessHandle.of(term1.masterPid()).filter(ProcessHandle::isAlive)).isEmpty();
+            history.assertNoWriteFromBefore(second);
+            assertThat(yarn.getApplicationAttemptReport(ApplicationAttemptId.newInstance(id, 1)).getDiagnostics())
+                    .as("attempt 1's AM exit").contains("exitCode: 75");
+            String am1 = yarn.getApplicationAttemptReport(ApplicationAttemptId.newInstance(id, 1))
+                    .getAMContainerId().toString();
+            assertThat(amNode.containerLog(id.toString(), am1, "AppMaster.stderr"))
+                    .as("attempt 1's term ended at its deadline").content()
+                    .contains("revoked /amlease/" + name + " epoch 1 (token 1): GRACE_EXPIRED");
+            System.out.printf("field zk-only cut: attempt 1's master stopped %d ms after the cut, attempt 2's "
+                    + "started %d ms after%n", handover[0], handover[1]);
+            yarn.killApplication(id);
+        }
+    }
+
+    /**
+     * The AM's node cut off from the RM only. ZooKeeper it still reaches, so attempt 1's term never
+     * lapses: only G6 can hand over. The RM expires the NodeManager and starts attempt 2 elsewhere;
+     * attempt 1 yields as soon as attempt 2 campaigns, and its AM exits by itself while the node is
+     * still cut off from the RM (which therefore cannot have stopped it).
+     */
+    @Test
+    void aNodeCutOffFromTheRmOnlyYieldsToTheNewerAttempt() throws Exception {
+        awaitAllNodesRunning();
+        String name = "field-rm-cut";
+        Path dir = appDir(name);
+        try (LeaderHistory history = new LeaderHistory(zk, "/amlease/" + name)) {
+            ApplicationId id = submitRecordingApp(name, dir, 1);
+            history.awaitEpoch(1, Duration.ofSeconds(120));
+            Term term1 = Term.read(dir.resolve("term-1"));
+            FieldCluster.Node amNode = nodeOf(term1.user());
+
+            cluster.partitionFromResourceManager(amNode);
+            long cutAt = System.currentTimeMillis();
+            await("attempt 2").atMost(NODE_EXPIRY.multipliedBy(6)).pollInterval(Duration.ofMillis(500))
+                    .until(() -> currentAttempt(id) == 2);
+            assertThat(cluster.nodeState(amNode)).contains("LOST");
+            LeaderInfo second = history.awaitEpoch(2, Duration.ofSeconds(90));
+            assertThat(second.attemptId()).endsWith("_000002");
+            Term term2 = Term.read(dir.resolve("term-2"));
+            assertThat(term2.user()).as("attempt 2 runs on another node").isNotEqualTo(term1.user());
+            long[] handover = assertHandover(dir, cutAt);
+            assertThat(ProcessHandle.of(term1.masterPid()).filter(ProcessHandle::isAlive)).isEmpty();
+            history.assertNoWriteFromBefore(second);
+            await("attempt 1's AM exits by itself, still cut off from the RM").atMost(Duration.ofSeconds(30))
+                    .until(() -> ProcessHandle.of(term1.amPid()).filter(ProcessHandle::isAlive).isEmpty());
+            // And it was G6 that ended its term, not a deadline or the lost RM.
+            String am1 = yarn.getApplicationAttemptReport(ApplicationAttemptId.newInstance(id, 1))
+                    .getAMContainerId().toString();
+            assertThat(amNode.containerLog(id.toString(), am1, "AppMaster.stderr"))
+                    .content().contains("revoked /amlease/" + name + " epoch 1 (token 1): NEWER_ATTEMPT")
+                    .contains("exiting 75 without unregistering");
+            System.out.printf("field rm-only cut: attempt 1's master stopped %d ms after the cut, attempt 2's "
+                    + "started %d ms after%n", handover[0], handover[1]);
+            cluster.heal();
             yarn.killApplication(id);
         }
     }

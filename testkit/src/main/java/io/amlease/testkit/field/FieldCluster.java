@@ -66,6 +66,11 @@ public final class FieldCluster implements AutoCloseable {
         public boolean is(String nodeId) {
             return nodeId.endsWith(":" + rpcPort);
         }
+
+        /** Where the node's NodeManager writes its containers' logs: {@code <app>/<container>/<file>}. */
+        public Path containerLog(String app, String container, String file) {
+            return confDir.getParent().resolve("log").resolve(app).resolve(container).resolve(file);
+        }
     }
 
     private final Path base;
@@ -362,11 +367,26 @@ public final class FieldCluster implements AutoCloseable {
     /** The node's NodeManager and everything it runs can no longer send to anyone. */
     public void partition(Node node) throws IOException {
         netfilter.cut(node.user());
+        cutResourceManagerFrom(node);
     }
 
-    /** The node can no longer reach the ResourceManager; ZooKeeper and HDFS it still can. */
+    /** The node and the ResourceManager can no longer reach each other; ZooKeeper and HDFS it still can. */
     public void partitionFromResourceManager(Node node) throws IOException {
         netfilter.cut(node.user(), List.copyOf(rmPorts.values()));
+        cutResourceManagerFrom(node);
+    }
+
+    /**
+     * A partition cuts both ways: the RM calls the node too (its AM launcher stops a failed
+     * attempt's AM container through the NodeManager's port). The RM runs as this JVM's user,
+     * and nothing else of that user calls a NodeManager.
+     */
+    private void cutResourceManagerFrom(Node node) throws IOException {
+        netfilter.cut(ownUid(), List.of(node.rpcPort()));
+    }
+
+    private static int ownUid() throws IOException {
+        return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
     }
 
     /** The node can no longer reach ZooKeeper; the RM and HDFS it still can. */

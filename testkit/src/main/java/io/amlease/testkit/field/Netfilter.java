@@ -27,10 +27,13 @@ final class Netfilter {
 
     /** Drops what {@code user} sends to these ports (and so every connection to them). */
     void cut(NodeUser user, List<Integer> ports) throws IOException {
-        List<String> r = new ArrayList<>(List.of("meta", "skuid", Integer.toString(user.uid()),
-                "tcp", "dport", "{", String.join(", ", ports.stream().map(String::valueOf).toList()), "}",
-                "drop"));
-        rule(r);
+        cut(user.uid(), ports);
+    }
+
+    /** Drops what the processes of {@code uid} send to these ports. */
+    void cut(int uid, List<Integer> ports) throws IOException {
+        rule(List.of("meta", "skuid", Integer.toString(uid), "tcp", "dport", "{",
+                String.join(", ", ports.stream().map(String::valueOf).toList()), "}", "drop"));
     }
 
     /** Drops what this machine sends to these ports from any user (a server cut off from peers). */
