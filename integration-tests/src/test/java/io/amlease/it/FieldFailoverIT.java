@@ -16,14 +16,13 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.jupiter.api.AfterAll;
@@ -42,6 +41,8 @@ class FieldFailoverIT {
     private static final Duration NODE_EXPIRY = Duration.ofSeconds(10);
     /** A ZooKeeper cut G1 must absorb at T: below grace − renewInterval, with a margin. */
     private static final Duration SHORT_CUT = Duration.ofSeconds(1);
+    /** How long the ResourceManager stays down after its kill -9. */
+    private static final Duration RM_DOWN = Duration.ofSeconds(5);
     private static FieldCluster cluster;
     private static CuratorFramework zk;
     private static YarnClient yarn;
@@ -49,9 +50,8 @@ class FieldFailoverIT {
 
     @BeforeAll
     static void start() throws Exception {
-        String cp = Files.readString(Path.of(System.getProperty("amlease.field.classpath"))).strip();
-        List<Path> jars = Arrays.stream(cp.split(":")).filter(s -> s.endsWith(".jar")).map(Path::of).toList();
-        cluster = FieldCluster.start(new FieldCluster.Options(3, NODE_EXPIRY, jars, Map.of()));
+        cluster = FieldCluster.start(FieldCluster.Options.jarsListedIn(
+                Path.of(System.getProperty("amlease.field.classpath")), 3, NODE_EXPIRY));
         zk = ZkClients.connect(cluster.zkConnectString(), Duration.ofSeconds(20), Duration.ofSeconds(10),
                 null, List.of());
         yarn = YarnClient.createYarnClient();
@@ -332,6 +332,49 @@ class FieldFailoverIT {
             System.out.printf("field rm-only cut: attempt 1's master stopped %d ms after the cut, attempt 2's "
                     + "started %d ms after%n", handover[0], handover[1]);
             cluster.heal();
+            yarn.killApplication(id);
+        }
+    }
+
+    /**
+     * {@code kill -9} of the ResourceManager while the application runs, and a restart. Work-preserving
+     * recovery keeps the attempt, so nothing of amlease's may move: same attempt, same epoch, the
+     * same master recording throughout (no gap), no worker started again — watched for longer than
+     * the AM expiry after the restart, so that an AM that failed to re-register would have shown.
+     */
+    @Test
+    void aResourceManagerKilledAndRestartedChangesNothing() throws Exception {
+        awaitAllNodesRunning();
+        String name = "field-rm-restart";
+        Path dir = appDir(name);
+        try (LeaderHistory history = new LeaderHistory(zk, "/amlease/" + name)) {
+            ApplicationId id = submitRecordingApp(name, dir, 2);
+            LeaderInfo first = history.awaitEpoch(1, Duration.ofSeconds(120));
+            Term term1 = Term.read(dir.resolve("term-1"));
+            await("both workers started").atMost(Duration.ofSeconds(60))
+                    .until(() -> workerStarts(dir).size() == 2);
+
+            cluster.killResourceManager();
+            Thread.sleep(RM_DOWN.toMillis()); // the outage's length, not a wait for an outcome
+            cluster.startResourceManager();
+            awaitAllNodesRunning();
+            await("the same attempt and master, past the AM expiry after the restart")
+                    .during(NODE_EXPIRY.plusSeconds(5)).atMost(NODE_EXPIRY.plusSeconds(30))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> currentAttempt(id) == 1
+                            && ProcessHandle.of(term1.masterPid()).filter(ProcessHandle::isAlive).isPresent());
+            assertThat(yarn.getApplicationReport(id).getYarnApplicationState()).isEqualTo(YarnApplicationState.RUNNING);
+            assertThat(dir.resolve("term-2")).doesNotExist();
+            assertThat(history.versions()).as("leader info").allSatisfy(i -> assertThat(i.epoch()).isEqualTo(1));
+            assertThat(history.awaitEpoch(1, Duration.ofSeconds(5))).isEqualTo(first);
+            assertThat(workerStarts(dir)).as("no worker started again").hasSize(2);
+            List<Long> stamps = stamps(dir.resolve("record-1"));
+            long longestGap = 0;
+            for (int i = 1; i < stamps.size(); i++) {
+                longestGap = Math.max(longestGap, stamps.get(i) - stamps.get(i - 1));
+            }
+            assertThat(longestGap).as("ms between two of the master's stamps").isLessThan(1000);
+            System.out.printf("field rm restart: %d stamps, the longest gap %d ms%n", stamps.size(), longestGap);
             yarn.killApplication(id);
         }
     }

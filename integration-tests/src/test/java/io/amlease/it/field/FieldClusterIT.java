@@ -4,12 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.amlease.testkit.field.FieldCluster;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -27,9 +23,8 @@ class FieldClusterIT {
 
     @BeforeAll
     static void start() throws Exception {
-        String cp = Files.readString(Path.of(System.getProperty("amlease.field.classpath"))).strip();
-        List<Path> jars = Arrays.stream(cp.split(":")).filter(s -> s.endsWith(".jar")).map(Path::of).toList();
-        cluster = FieldCluster.start(new FieldCluster.Options(3, NODE_EXPIRY, jars, Map.of()));
+        cluster = FieldCluster.start(FieldCluster.Options.jarsListedIn(
+                Path.of(System.getProperty("amlease.field.classpath")), 3, NODE_EXPIRY));
     }
 
     @AfterAll

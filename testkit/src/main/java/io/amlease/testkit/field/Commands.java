@@ -2,47 +2,58 @@ package io.amlease.testkit.field;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 /** Runs a short system command (nft, useradd, pkill) and fails with its output if it fails. */
 final class Commands {
     private static final Duration WITHIN = Duration.ofSeconds(30);
 
+    private record Result(int exit, String out) {}
+
     private Commands() {}
 
     static String run(List<String> command) throws IOException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        try {
-            if (!p.waitFor(WITHIN.toSeconds(), TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IOException(String.join(" ", command) + " did not finish within " + WITHIN);
-            }
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted running " + String.join(" ", command), e);
+        Result r = exec(command);
+        if (r.exit() != 0) {
+            throw new IOException(String.join(" ", command) + " exited " + r.exit() + ": " + r.out().strip());
         }
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (p.exitValue() != 0) {
-            throw new IOException(String.join(" ", command) + " exited " + p.exitValue() + ": " + out.strip());
-        }
-        return out;
+        return r.out();
     }
 
     /** Like {@link #run} but an exit status in {@code ok} is not a failure (pkill's 1: no process). */
     static int runAllowing(List<String> command, int... ok) throws IOException {
+        Result r = exec(command);
+        if (r.exit() != 0 && IntStream.of(ok).noneMatch(c -> c == r.exit())) {
+            throw new IOException(String.join(" ", command) + " exited " + r.exit() + ": " + r.out().strip());
+        }
+        return r.exit();
+    }
+
+    private static Result exec(List<String> command) throws IOException {
+        // Output to a file, not a pipe: a command that writes more than a pipe holds must not block
+        // before it exits, and waitFor keeps its timeout.
+        Path out = Files.createTempFile("amlease-command-", ".out");
         try {
-            run(command);
-            return 0;
-        } catch (IOException e) {
-            for (int code : ok) {
-                if (e.getMessage().contains(" exited " + code + ":")) {
-                    return code;
+            Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(out.toFile()).start();
+            try {
+                if (!p.waitFor(WITHIN.toSeconds(), TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    throw new IOException(String.join(" ", command) + " did not finish within " + WITHIN);
                 }
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted running " + String.join(" ", command), e);
             }
-            throw e;
+            return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(out);
         }
     }
 }

@@ -15,8 +15,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +25,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
+import org.awaitility.core.TerminalFailureException;
 
 /**
  * A Hadoop cluster on this one machine as a real install runs it: a ResourceManager
@@ -57,6 +60,17 @@ public final class FieldCluster implements AutoCloseable {
             }
             jars = List.copyOf(jars);
             extra = Map.copyOf(extra);
+        }
+
+        /**
+         * Options whose jars are those a class-path file lists ({@code dependency:build-classpath}'s
+         * output: one line, entries joined by ':'; directories are skipped).
+         */
+        public static Options jarsListedIn(Path classpathFile, int nodes, Duration nodeExpiry)
+                throws IOException {
+            String cp = Files.readString(classpathFile).strip();
+            List<Path> jars = Arrays.stream(cp.split(":")).filter(e -> e.endsWith(".jar")).map(Path::of).toList();
+            return new Options(nodes, nodeExpiry, jars, Map.of());
         }
     }
 
@@ -122,7 +136,7 @@ public final class FieldCluster implements AutoCloseable {
         String classpath = conf + ":" + lib + "/*";
 
         int n = options.nodes();
-        PortReservation ports = PortReservation.of(3 * 3 + 6 + 7 + 5 * n);
+        PortReservation ports = PortReservation.of(3 * 3 + 5 + 7 + 5 * n);
         int next = 0;
         List<Integer> zkClient = new ArrayList<>();
         List<Integer> zkPeer = new ArrayList<>();
@@ -137,7 +151,6 @@ public final class FieldCluster implements AutoCloseable {
         int dnData = ports.get(next++);
         int dnHttp = ports.get(next++);
         int dnIpc = ports.get(next++);
-        next++; // spare
         Map<String, Integer> rm = new LinkedHashMap<>();
         for (String key : List.of("address", "scheduler.address", "resource-tracker.address",
                 "admin.address", "webapp.address", "webapp.https.address", "proxy")) {
@@ -224,6 +237,9 @@ public final class FieldCluster implements AutoCloseable {
         yarn.put("yarn.application.classpath", classpath.replace(':', ','));
         yarn.put("yarn.client.nodemanager-connect.max-wait-ms", "10000");
         yarn.put("yarn.client.nodemanager-connect.retry-interval-ms", "1000");
+        // Clients and AMs retry a restarted RM every second, not every 30 s: with the short AM expiry
+        // above, the default interval would let a recovered attempt expire before its AM is back.
+        yarn.put("yarn.resourcemanager.connect.retry-interval.ms", "1000");
         yarn.putAll(options.extra());
         SiteXml.write(conf.resolve("yarn-site.xml"), yarn);
         SiteXml.write(conf.resolve("capacity-scheduler.xml"), Map.of(
@@ -474,27 +490,27 @@ public final class FieldCluster implements AutoCloseable {
         }
     }
 
-    private void await(String what, IoCondition condition) throws IOException, InterruptedException {
-        Instant until = Instant.now().plus(START_WITHIN);
-        while (true) {
-            for (Daemon d : all()) {
-                if (!d.isAlive()) {
-                    throw new IOException(d.name() + " exited while waiting for " + what + ":\n"
-                            + d.tail(15));
-                }
-            }
-            try {
-                if (condition.holds()) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // Not serving yet.
-            }
-            if (Instant.now().isAfter(until)) {
-                throw new IOException("the field cluster did not reach " + what + " within " + START_WITHIN
-                        + "; daemons' output in " + logs);
-            }
-            Thread.sleep(250);
+    /**
+     * Waits for {@code what} with bounded polling; gives up at once, with its output, when a daemon
+     * has exited (it will not come back by itself).
+     */
+    private void await(String what, IoCondition condition) throws IOException {
+        try {
+            Awaitility.await(what).atMost(START_WITHIN).pollInterval(Duration.ofMillis(250))
+                    .failFast(() -> all().stream().anyMatch(d -> !d.isAlive()))
+                    .until(() -> {
+                        try {
+                            return condition.holds();
+                        } catch (IOException notYet) {
+                            return false; // not serving yet
+                        }
+                    });
+        } catch (TerminalFailureException e) {
+            Daemon dead = all().stream().filter(d -> !d.isAlive()).findFirst().orElseThrow();
+            throw new IOException(dead.name() + " exited while waiting for " + what + ":\n" + dead.tail(15));
+        } catch (ConditionTimeoutException e) {
+            throw new IOException("the field cluster did not reach " + what + " within " + START_WITHIN
+                    + "; daemons' output in " + logs);
         }
     }
 
