@@ -184,9 +184,8 @@ class FieldFailoverIT {
      * The AM's node is partitioned from everything. The RM expires the NodeManager and starts
      * attempt 2 elsewhere; attempt 1, cut off from ZooKeeper, stops its master at its deadline,
      * before attempt 2's master starts; none of attempt 1's leader writes lands after attempt 2's
-     * first; attempt 2 adopts the workers on the healthy nodes; after the heal attempt 1 is gone.
-     * (Whether a worker lost with the node is replaced is not asserted yet: in the first run it was
-     * not, within 60 s.)
+     * first; attempt 2 adopts the workers on the healthy nodes and replaces any lost with the node;
+     * after the heal attempt 1 is gone.
      */
     @Test
     void theAmsNodeDropsOffTheNetworkAndTheNextAttemptTakesOverWithoutOverlap() throws Exception {
@@ -226,6 +225,12 @@ class FieldFailoverIT {
             // Workers on healthy nodes were adopted, not started again.
             await("healthy nodes' workers adopted").atMost(Duration.ofSeconds(60)).until(() ->
                     Http.status(second.urls().get("tracking")).at("/workers/adopted").asInt() == onHealthy);
+            // And the one lost with the AM's node, if any, replaced on a healthy node.
+            long lostWithAm = before.size() - onHealthy;
+            await("the workers lost with the AM's node replaced").atMost(Duration.ofSeconds(60))
+                    .until(() -> workerStarts(dir).size() == before.size() + lostWithAm);
+            assertThat(workerStarts(dir).stream().filter(amNode.user().name()::equals).count())
+                    .as("no worker started on the lost node").isEqualTo(lostWithAm);
             System.out.printf("field seed: worker starts before the cut %s, after %s%n", before,
                     workerStarts(dir));
 
@@ -369,13 +374,77 @@ class FieldFailoverIT {
             assertThat(history.awaitEpoch(1, Duration.ofSeconds(5))).isEqualTo(first);
             assertThat(workerStarts(dir)).as("no worker started again").hasSize(2);
             List<Long> stamps = stamps(dir.resolve("record-1"));
-            long longestGap = 0;
-            for (int i = 1; i < stamps.size(); i++) {
-                longestGap = Math.max(longestGap, stamps.get(i) - stamps.get(i - 1));
-            }
+            long longestGap = longestGap(stamps);
             assertThat(longestGap).as("ms between two of the master's stamps").isLessThan(1000);
             System.out.printf("field rm restart: %d stamps, the longest gap %d ms%n", stamps.size(), longestGap);
             yarn.killApplication(id);
         }
+    }
+
+    /**
+     * A node that runs workers but not the AM crashes (every process of it SIGKILLed, its
+     * NodeManager too). The RM expires the node and tells the AM its workers there ended; the AM
+     * replaces them on the other nodes, and nothing of the master moves: same attempt, same epoch,
+     * the same master recording throughout. The NodeManager then restarts with recovery, as after a
+     * reboot, and brings no worker back twice.
+     */
+    @Test
+    void aWorkerNodeCrashesItsWorkersAreReplacedElsewhereTheMasterIsUntouched() throws Exception {
+        awaitAllNodesRunning();
+        String name = "field-worker-crash";
+        Path dir = appDir(name);
+        try (LeaderHistory history = new LeaderHistory(zk, "/amlease/" + name)) {
+            ApplicationId id = submitRecordingApp(name, dir, 3);
+            LeaderInfo first = history.awaitEpoch(1, Duration.ofSeconds(120));
+            Term term1 = Term.read(dir.resolve("term-1"));
+            await("all workers started").atMost(Duration.ofSeconds(60)).until(() -> workerStarts(dir).size() == 3);
+            List<String> before = workerStarts(dir);
+            String victim = before.stream().filter(u -> !u.equals(term1.user())).findFirst()
+                    .orElseThrow(() -> new AssertionError("every worker on the AM's node " + term1.user()
+                            + " (containers are spread one per node heartbeat): " + before));
+            long lost = before.stream().filter(victim::equals).count();
+            FieldCluster.Node node = nodeOf(victim);
+            String tracking = first.urls().get("tracking");
+
+            cluster.crash(node);
+            long crashAt = System.currentTimeMillis();
+            await("the crashed node's workers replaced").atMost(NODE_EXPIRY.multipliedBy(6))
+                    .pollInterval(Duration.ofMillis(500)).until(() -> workerStarts(dir).size() == 3 + lost);
+            long replacedAfter = System.currentTimeMillis() - crashAt;
+            List<String> after = workerStarts(dir);
+            assertThat(after.stream().filter(victim::equals).count())
+                    .as("replacements started elsewhere than the crashed node %s: %s", victim, after).isEqualTo(lost);
+            assertThat(cluster.nodeState(node)).contains("LOST");
+            await("the status page counts the replacements").atMost(Duration.ofSeconds(10)).until(() -> {
+                JsonNode w = Http.status(tracking).at("/workers");
+                return w.at("/running").asInt() == 3 && w.at("/restarts").asInt() == lost;
+            });
+
+            cluster.restartNodeManager(node);
+            awaitAllNodesRunning();
+            await("no worker back twice after the NodeManager's recovery").during(Duration.ofSeconds(5))
+                    .atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500))
+                    .until(() -> Http.status(tracking).at("/workers/running").asInt() == 3
+                            && workerStarts(dir).size() == 3 + lost);
+
+            // The master never moved.
+            assertThat(currentAttempt(id)).isEqualTo(1);
+            assertThat(dir.resolve("term-2")).doesNotExist();
+            assertThat(ProcessHandle.of(term1.masterPid()).filter(ProcessHandle::isAlive)).isPresent();
+            assertThat(history.versions()).as("leader info").allSatisfy(i -> assertThat(i.epoch()).isEqualTo(1));
+            long gap = longestGap(stamps(dir.resolve("record-1")));
+            assertThat(gap).as("ms between two of the master's stamps").isLessThan(1000);
+            System.out.printf("field worker crash: %d of 3 workers lost with %s, replaced %d ms after the "
+                    + "crash; the master's longest gap %d ms%n", lost, victim, replacedAfter, gap);
+            yarn.killApplication(id);
+        }
+    }
+
+    private static long longestGap(List<Long> stamps) {
+        long longest = 0;
+        for (int i = 1; i < stamps.size(); i++) {
+            longest = Math.max(longest, stamps.get(i) - stamps.get(i - 1));
+        }
+        return longest;
     }
 }

@@ -246,7 +246,10 @@ public final class FieldCluster implements AutoCloseable {
                 "yarn.scheduler.capacity.root.queues", "default",
                 "yarn.scheduler.capacity.root.default.capacity", "100",
                 "yarn.scheduler.capacity.root.default.maximum-capacity", "100",
-                "yarn.scheduler.capacity.maximum-am-resource-percent", "0.5"));
+                "yarn.scheduler.capacity.maximum-am-resource-percent", "0.5",
+                // One container per node heartbeat: a few containers spread over the nodes instead
+                // of landing on whichever heartbeats first, so a node fault hits some, not all.
+                "yarn.scheduler.capacity.per-node-heartbeat.multiple-assignments-enabled", "false"));
 
         // HDFS: formatted once, as an operator would, then the NameNode and one DataNode.
         Daemon format = new Daemon("namenode-format", Daemon.java(Optional.empty(), classpath, log4j,
