@@ -408,19 +408,24 @@ class FieldFailoverIT {
 
             cluster.crash(node);
             long crashAt = System.currentTimeMillis();
-            await("the crashed node's workers replaced").atMost(NODE_EXPIRY.multipliedBy(6))
-                    .pollInterval(Duration.ofMillis(500)).until(() -> workerStarts(dir).size() == 3 + lost);
-            long replacedAfter = System.currentTimeMillis() - crashAt;
-            List<String> after = workerStarts(dir);
-            assertThat(after.stream().filter(victim::equals).count())
-                    .as("replacements started elsewhere than the crashed node %s: %s", victim, after).isEqualTo(lost);
-            assertThat(cluster.nodeState(node)).contains("LOST");
-            await("the status page counts the replacements").atMost(Duration.ofSeconds(10)).until(() -> {
-                JsonNode w = Http.status(tracking).at("/workers");
-                return w.at("/running").asInt() == 3 && w.at("/restarts").asInt() == lost;
-            });
-
-            cluster.restartNodeManager(node);
+            long replacedAfter;
+            try {
+                await("the crashed node's workers replaced").atMost(NODE_EXPIRY.multipliedBy(6))
+                        .pollInterval(Duration.ofMillis(500)).until(() -> workerStarts(dir).size() == 3 + lost);
+                replacedAfter = System.currentTimeMillis() - crashAt;
+                List<String> after = workerStarts(dir);
+                assertThat(after.stream().filter(victim::equals).count())
+                        .as("replacements started elsewhere than the crashed node %s: %s", victim, after)
+                        .isEqualTo(lost);
+                assertThat(cluster.nodeState(node)).contains("LOST");
+                await("the status page counts the replacements").atMost(Duration.ofSeconds(10)).until(() -> {
+                    JsonNode w = Http.status(tracking).at("/workers");
+                    return w.at("/running").asInt() == 3 && w.at("/restarts").asInt() == lost;
+                });
+            } finally {
+                // Also when an assertion fails: the tests after this one need every node back.
+                cluster.restartNodeManager(node);
+            }
             awaitAllNodesRunning();
             await("no worker back twice after the NodeManager's recovery").during(Duration.ofSeconds(5))
                     .atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500))

@@ -18,20 +18,20 @@ final class Commands {
     private Commands() {}
 
     static String run(List<String> command) throws IOException {
-        Result r = exec(command);
-        if (r.exit() != 0) {
-            throw new IOException(String.join(" ", command) + " exited " + r.exit() + ": " + r.out().strip());
-        }
-        return r.out();
+        return succeeded(command, exec(command)).out();
     }
 
     /** Like {@link #run} but an exit status in {@code ok} is not a failure (pkill's 1: no process). */
     static int runAllowing(List<String> command, int... ok) throws IOException {
         Result r = exec(command);
-        if (r.exit() != 0 && IntStream.of(ok).noneMatch(c -> c == r.exit())) {
+        return IntStream.of(ok).anyMatch(c -> c == r.exit()) ? r.exit() : succeeded(command, r).exit();
+    }
+
+    private static Result succeeded(List<String> command, Result r) throws IOException {
+        if (r.exit() != 0) {
             throw new IOException(String.join(" ", command) + " exited " + r.exit() + ": " + r.out().strip());
         }
-        return r.exit();
+        return r;
     }
 
     private static Result exec(List<String> command) throws IOException {
