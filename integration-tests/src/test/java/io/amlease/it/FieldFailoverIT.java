@@ -129,12 +129,17 @@ class FieldFailoverIT {
      * node they started on.
      */
     private static ApplicationId submitRecordingApp(String name, Path dir, int workers) throws Exception {
+        return submitRecordingApp(name, dir, workers, T);
+    }
+
+    private static ApplicationId submitRecordingApp(String name, Path dir, int workers, Duration t)
+            throws Exception {
         Path master = dir.resolve("master.sh");
         Files.writeString(master, "echo \"$$ $PPID $(id -un)\" > " + dir + "/tmp-$$\n"
                 + "mv " + dir + "/tmp-$$ " + dir + "/term-$AMLEASE_EPOCH\n"
                 + "while :; do date +%s%3N >> " + dir + "/record-$AMLEASE_EPOCH; sleep 0.1; done\n");
         return submit("--name", name, "--zk", cluster.zkConnectString(),
-                "--session-timeout", T.toSeconds() + "s", "--stop-timeout", "1s", "--am-memory", "256",
+                "--session-timeout", t.toSeconds() + "s", "--stop-timeout", "1s", "--am-memory", "256",
                 "--workers", String.valueOf(workers), "--worker-memory", "128",
                 "--worker-command", "id -un > " + dir + "/worker-$CONTAINER_ID; exec sleep 600",
                 "--", "sh", master.toString());
@@ -441,6 +446,41 @@ class FieldFailoverIT {
             assertThat(gap).as("ms between two of the master's stamps").isLessThan(1000);
             System.out.printf("field worker crash: %d of 3 workers lost with %s, replaced %d ms after the "
                     + "crash; the master's longest gap %d ms%n", lost, victim, replacedAfter, gap);
+            yarn.killApplication(id);
+        }
+    }
+
+    /**
+     * SIGKILL of the AM's JVM on a live node at the default T = 30 s. The NodeManager sees the
+     * exit and the RM starts attempt 2, which supersedes attempt 1's term (G6) instead of waiting
+     * for its session to expire: attempt 2 leads long before T, and attempt 1's master (killed with
+     * the container's process group) stopped before attempt 2's started.
+     */
+    @Test
+    void theAmsJvmKilledOnALiveNodeTheNextAttemptLeadsWithoutWaitingForT() throws Exception {
+        awaitAllNodesRunning();
+        Duration t = Duration.ofSeconds(30);
+        String name = "field-am-kill";
+        Path dir = appDir(name);
+        try (LeaderHistory history = new LeaderHistory(zk, "/amlease/" + name)) {
+            ApplicationId id = submitRecordingApp(name, dir, 1, t);
+            history.awaitEpoch(1, Duration.ofSeconds(120));
+            Term term1 = Term.read(dir.resolve("term-1"));
+            await("the worker started").atMost(Duration.ofSeconds(60)).until(() -> workerStarts(dir).size() == 1);
+
+            long killedAt = System.currentTimeMillis();
+            ProcessHandle.of(term1.amPid()).orElseThrow().destroyForcibly();
+            LeaderInfo second = history.awaitEpoch(2, Duration.ofSeconds(90));
+            assertThat(second.attemptId()).endsWith("_000002");
+            long[] handover = assertHandover(dir, killedAt);
+            assertThat(handover[1]).as("attempt 2's master started (ms after the kill) before T").isLessThan(
+                    t.toMillis() / 2);
+            history.assertNoWriteFromBefore(second);
+            await("the worker adopted").atMost(Duration.ofSeconds(30)).until(() ->
+                    Http.status(second.urls().get("tracking")).at("/workers/adopted").asInt() == 1);
+            assertThat(workerStarts(dir)).as("no worker started again").hasSize(1);
+            System.out.printf("field am kill (T = %d s): attempt 1's master stopped %d ms after the kill, "
+                    + "attempt 2's started %d ms after%n", t.toSeconds(), handover[0], handover[1]);
             yarn.killApplication(id);
         }
     }
