@@ -29,6 +29,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * The seed's failure for real (issue 25): the AM's node drops off the network. The RM really
@@ -483,6 +484,77 @@ class FieldFailoverIT {
                     + "attempt 2's started %d ms after%n", t.toSeconds(), handover[0], handover[1]);
             yarn.killApplication(id);
         }
+    }
+
+    /**
+     * The failover-time report of issue 25 (not part of {@code mvn verify}: about 12 minutes): at
+     * T = 6 s and 30 s, {@code amlease.field.trials} trials each of a SIGKILL of the AM's JVM on a
+     * live node and of the AM's node dropping off the network, each on a fresh application with one
+     * worker. Every trial asserts what the IT's scenarios assert (attempt 2 leads in epoch 2, attempt
+     * 1's master stopped first, no write from before attempt 2); the times go to
+     * {@code target/field-failover.md}. Run it with
+     * {@code mvn -B test-compile failsafe:integration-test@field -Dit.test='FieldFailoverIT#failoverTimes'
+     * -Damlease.field.report=true} in {@code integration-tests}.
+     */
+    @Test
+    @EnabledIfSystemProperty(named = "amlease.field.report", matches = "true")
+    void failoverTimes() throws Exception {
+        int trials = Integer.getInteger("amlease.field.trials", 5);
+        StringBuilder report = new StringBuilder("| fault | T | trials | attempt 1's master stopped (ms "
+                + "after the fault, median) | attempt 2's master started (median) | min | max |\n"
+                + "|---|---|---|---|---|---|---|\n");
+        for (Duration t : List.of(Duration.ofSeconds(6), Duration.ofSeconds(30))) {
+            for (boolean nodeLost : List.of(false, true)) {
+                List<Long> stopped = new ArrayList<>();
+                List<Long> started = new ArrayList<>();
+                for (int i = 0; i < trials; i++) {
+                    long[] h = failoverTrial(t, nodeLost, "field-report-" + t.toSeconds() + (nodeLost ? "-node-" : "-kill-") + i);
+                    System.out.printf("field report: %s, T = %d s, trial %d: stopped %d ms, started %d ms%n",
+                            nodeLost ? "node lost" : "AM JVM killed", t.toSeconds(), i, h[0], h[1]);
+                    stopped.add(h[0]);
+                    started.add(h[1]);
+                }
+                List<Long> sorted = started.stream().sorted().toList();
+                report.append(String.format("| %s | %d s | %d | %d | %d | %d | %d |%n",
+                        nodeLost ? "the AM's node partitioned" : "SIGKILL of the AM's JVM", t.toSeconds(), trials,
+                        median(stopped), median(started), sorted.get(0), sorted.get(sorted.size() - 1)));
+            }
+        }
+        Files.writeString(Path.of("target/field-failover.md"), report);
+        System.out.print(report);
+    }
+
+    /** One trial: {attempt 1's master's last stamp, attempt 2's first}, in ms after the fault. */
+    private static long[] failoverTrial(Duration t, boolean nodeLost, String name) throws Exception {
+        awaitAllNodesRunning();
+        Path dir = appDir(name);
+        try (LeaderHistory history = new LeaderHistory(zk, "/amlease/" + name)) {
+            ApplicationId id = submitRecordingApp(name, dir, 1, t);
+            history.awaitEpoch(1, Duration.ofSeconds(120));
+            Term term1 = Term.read(dir.resolve("term-1"));
+            await("the worker started").atMost(Duration.ofSeconds(60)).until(() -> workerStarts(dir).size() == 1);
+            long faultAt = System.currentTimeMillis();
+            if (nodeLost) {
+                cluster.partition(nodeOf(term1.user()));
+            } else {
+                ProcessHandle.of(term1.amPid()).orElseThrow().destroyForcibly();
+            }
+            LeaderInfo second = history.awaitEpoch(2, t.multipliedBy(2).plus(NODE_EXPIRY.multipliedBy(6)));
+            assertThat(second.attemptId()).endsWith("_000002");
+            long[] handover = assertHandover(dir, faultAt);
+            history.assertNoWriteFromBefore(second);
+            cluster.heal();
+            await("attempt 1 gone").atMost(Duration.ofSeconds(60))
+                    .until(() -> ProcessHandle.of(term1.amPid()).filter(ProcessHandle::isAlive).isEmpty());
+            yarn.killApplication(id);
+            return handover;
+        }
+    }
+
+    private static long median(List<Long> values) {
+        List<Long> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
     private static long longestGap(List<Long> stamps) {

@@ -21,6 +21,8 @@ public final class Main {
         zookeeper [PORT [DIR]]  (bin/amlease) a local ZooKeeper on 127.0.0.1 for trying it out
         demo     (bin/amlease) embedded ZooKeeper + YARN: a sample app, a blip, a failover
         bench    (bin/amlease) amlease vs Curator's latches on the same faults (--quick: < 5 min)
+        field-cluster  (bin/amlease, as root) RM, NodeManagers, HDFS and ZooKeeper as separate
+                 processes in a network namespace of their own; faults typed on standard input
 
       Run 'amlease <command> --help' for the flags of a command.
       """;
