@@ -333,6 +333,66 @@ class FieldFailoverIT {
     }
 
     /**
+     * The AM's node frozen (every process of its user SIGSTOPped, its NodeManager too, as a VM
+     * paused) for longer than T and the node expiry, then thawed. While it is frozen, its session
+     * expires, the RM expires the node and attempt 2 leads in epoch 2 elsewhere. Thawed, attempt 1
+     * finds its deadline long past: its term ends at once and its AM and master are gone, and none of
+     * its leader writes lands after attempt 2's first (G3, which holds when a pause breaks G2's
+     * timing). What the thawed master may still do before it is stopped only fencing can refuse;
+     * the test reports how long that was.
+     */
+    @Test
+    void theAmsNodeFrozenLongerThanTIsFencedWhenThawed() throws Exception {
+        awaitAllNodesRunning();
+        String name = "field-freeze";
+        Path dir = appDir(name);
+        try (LeaderHistory history = new LeaderHistory(zk, "/amlease/" + name)) {
+            ApplicationId id = submitRecordingApp(name, dir, 1);
+            history.awaitEpoch(1, Duration.ofSeconds(120));
+            Term term1 = Term.read(dir.resolve("term-1"));
+            FieldCluster.Node amNode = nodeOf(term1.user());
+
+            LeaderInfo second;
+            long frozenAt = System.currentTimeMillis();
+            cluster.freeze(amNode);
+            try {
+                await("attempt 2").atMost(NODE_EXPIRY.multipliedBy(6)).pollInterval(Duration.ofMillis(500))
+                        .until(() -> currentAttempt(id) == 2);
+                second = history.awaitEpoch(2, Duration.ofSeconds(90));
+                assertThat(second.attemptId()).endsWith("_000002");
+                assertThat(Term.read(dir.resolve("term-2")).user()).as("attempt 2 runs on another node")
+                        .isNotEqualTo(term1.user());
+                await("attempt 2's master acting").atMost(Duration.ofSeconds(10))
+                        .until(() -> stamps(dir.resolve("record-2")).size() > 5);
+            } finally {
+                cluster.thaw(amNode);
+            }
+            long thawedAt = System.currentTimeMillis();
+            long startedAfter = stamps(dir.resolve("record-2")).get(0) - frozenAt;
+            await("attempt 1's AM and master gone after the thaw").atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> Stream.of(term1.amPid(), term1.masterPid())
+                            .noneMatch(pid -> ProcessHandle.of(pid).filter(ProcessHandle::isAlive).isPresent()));
+            long goneAfter = System.currentTimeMillis() - thawedAt;
+            history.assertNoWriteFromBefore(second);
+            String am1 = yarn.getApplicationAttemptReport(ApplicationAttemptId.newInstance(id, 1))
+                    .getAMContainerId().toString();
+            assertThat(amNode.containerLog(id.toString(), am1, "AppMaster.stderr"))
+                    .as("attempt 1's term ended when thawed").content()
+                    .contains("revoked /amlease/" + name + " epoch 1 (token 1)");
+            List<Long> of1 = stamps(dir.resolve("record-1"));
+            long firstOf2 = frozenAt + startedAfter;
+            assertThat(of1.stream().filter(s -> s >= firstOf2 && s < thawedAt))
+                    .as("the freeze held: no stamp of attempt 1 between attempt 2's first and the thaw").isEmpty();
+            System.out.printf("field freeze: attempt 2's master started %d ms after the freeze; thawed %d ms "
+                    + "after it, attempt 1's master recorded %d stamps more and its AM and master were gone "
+                    + "%d ms after the thaw%n", startedAfter, thawedAt - frozenAt,
+                    of1.stream().filter(s -> s >= thawedAt).count(), goneAfter);
+            yarn.killApplication(id);
+        }
+    }
+
+    /**
      * The AM's node cut off from the RM only. ZooKeeper it still reaches, so attempt 1's term never
      * lapses: only G6 can hand over. The RM expires the NodeManager and starts attempt 2 elsewhere;
      * attempt 1 yields as soon as attempt 2 campaigns, and its AM exits by itself while the node is

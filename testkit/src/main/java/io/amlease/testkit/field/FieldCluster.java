@@ -418,9 +418,14 @@ public final class FieldCluster implements AutoCloseable {
         netfilter.heal();
     }
 
-    /** Every process of the node stopped (SIGSTOP), as a node whose kernel hangs. */
+    /**
+     * Every process of the node stopped (SIGSTOP), as a node whose kernel hangs. Twice: a process
+     * forked while the first pass ran (a shell's next command) is stopped by the second.
+     */
     public void freeze(Node node) throws IOException {
-        Commands.runAllowing(List.of("pkill", "-STOP", "-u", node.user().name()), 1);
+        for (int pass = 0; pass < 2; pass++) {
+            Commands.runAllowing(List.of("pkill", "-STOP", "-u", node.user().name()), 1);
+        }
     }
 
     public void thaw(Node node) throws IOException {
