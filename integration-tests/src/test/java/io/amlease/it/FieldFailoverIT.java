@@ -17,6 +17,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.hadoop.conf.Configuration;
@@ -135,11 +136,16 @@ class FieldFailoverIT {
 
     private static ApplicationId submitRecordingApp(String name, Path dir, int workers, Duration t)
             throws Exception {
+        return submitRecordingApp(name, dir, workers, t, cluster.zkConnectString());
+    }
+
+    private static ApplicationId submitRecordingApp(String name, Path dir, int workers, Duration t,
+            String zkConnect) throws Exception {
         Path master = dir.resolve("master.sh");
         Files.writeString(master, "echo \"$$ $PPID $(id -un)\" > " + dir + "/tmp-$$\n"
                 + "mv " + dir + "/tmp-$$ " + dir + "/term-$AMLEASE_EPOCH\n"
                 + "while :; do date +%s%3N >> " + dir + "/record-$AMLEASE_EPOCH; sleep 0.1; done\n");
-        return submit("--name", name, "--zk", cluster.zkConnectString(),
+        return submit("--name", name, "--zk", zkConnect,
                 "--session-timeout", t.toSeconds() + "s", "--stop-timeout", "1s", "--am-memory", "256",
                 "--workers", String.valueOf(workers), "--worker-memory", "128",
                 "--worker-command", "id -un > " + dir + "/worker-$CONTAINER_ID; exec sleep 600",
@@ -353,6 +359,7 @@ class FieldFailoverIT {
             FieldCluster.Node amNode = nodeOf(term1.user());
 
             LeaderInfo second;
+            long thawing = 0;
             long frozenAt = System.currentTimeMillis();
             cluster.freeze(amNode);
             try {
@@ -365,9 +372,11 @@ class FieldFailoverIT {
                 await("attempt 2's master acting").atMost(Duration.ofSeconds(10))
                         .until(() -> stamps(dir.resolve("record-2")).size() > 5);
             } finally {
+                // Stamped before the thaw: a process may write the moment its SIGCONT lands.
+                thawing = System.currentTimeMillis();
                 cluster.thaw(amNode);
             }
-            long thawedAt = System.currentTimeMillis();
+            long thawedAt = thawing;
             long startedAfter = stamps(dir.resolve("record-2")).get(0) - frozenAt;
             await("attempt 1's AM and master gone after the thaw").atMost(Duration.ofSeconds(30))
                     .pollInterval(Duration.ofMillis(100))
@@ -388,6 +397,84 @@ class FieldFailoverIT {
                     + "after it, attempt 1's master recorded %d stamps more and its AM and master were gone "
                     + "%d ms after the thaw%n", startedAfter, thawedAt - frozenAt,
                     of1.stream().filter(s -> s >= thawedAt).count(), goneAfter);
+            yarn.killApplication(id);
+        }
+    }
+
+    /**
+     * A ZooKeeper follower the AM's session is on cut off from its peers, at T = 30 s. The follower
+     * goes on answering the AM's pings from its own state, but renewals ({@code sync} through the
+     * leader) no longer come back; once it gives up on the leader it drops its clients, and the AM's
+     * session moves to the other follower, still alive at the leader, well within grace (20 s): the
+     * same session, term and master, no worker started again (G1). After the heal the server
+     * rejoins the quorum. The AM is given the two followers only, so that its session is on one.
+     */
+    @Test
+    void aZooKeeperFollowerCutOffFromItsPeersCostsTheAmNothing() throws Exception {
+        awaitAllNodesRunning();
+        Duration t = Duration.ofSeconds(30);
+        String name = "field-zk-follower";
+        Path dir = appDir(name);
+        List<String> modes = cluster.zkModes();
+        String[] servers = cluster.zkConnectString().split(",");
+        List<String> followers = new ArrayList<>();
+        for (int i = 0; i < servers.length; i++) {
+            if (modes.get(i).equals("follower")) {
+                followers.add(servers[i]);
+            }
+        }
+        assertThat(followers).as("followers among %s", modes).hasSize(2);
+        try (LeaderHistory history = new LeaderHistory(zk, "/amlease/" + name)) {
+            ApplicationId id = submitRecordingApp(name, dir, 1, t, String.join(",", followers));
+            LeaderInfo first = history.awaitEpoch(1, Duration.ofSeconds(120));
+            Term term1 = Term.read(dir.resolve("term-1"));
+            await("the worker started").atMost(Duration.ofSeconds(60)).until(() -> workerStarts(dir).size() == 1);
+            String tracking = first.urls().get("tracking");
+            String sessionHex = Http.status(tracking).at("/lease/session_id").asText();
+            long session = Long.parseUnsignedLong(sessionHex.substring(2), 16);
+            int server = await("the AM's session on a server").atMost(Duration.ofSeconds(10))
+                    .until(() -> cluster.zkServerOf(session), OptionalInt::isPresent).getAsInt();
+            assertThat(modes.get(server - 1)).isEqualTo("follower");
+
+            cluster.isolateZooKeeper(server);
+            long cutAt = System.currentTimeMillis();
+            long[] longestSilence = {0};
+            int movedTo;
+            try {
+                movedTo = await("the AM's session moved off server " + server).atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(200)).until(() -> {
+                            longestSilence[0] = Math.max(longestSilence[0],
+                                    Http.status(tracking).at("/lease/last_ack_age_ms").asLong());
+                            return cluster.zkServerOf(session);
+                        }, s -> s.isPresent() && s.getAsInt() != server).getAsInt();
+                assertThat(cluster.zkModes().get(server - 1)).as("the isolated server stopped serving")
+                        .isNotIn("leader", "follower");
+            } finally {
+                cluster.heal();
+            }
+            long movedAfter = System.currentTimeMillis() - cutAt;
+            await("server " + server + " rejoins the quorum").atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> List.of("leader", "follower").contains(cluster.zkModes().get(server - 1)));
+            // Past the cut by more than grace: a term that had lapsed would show by now.
+            await("the same term past grace").during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(30))
+                    .until(() -> System.currentTimeMillis() - cutAt > 20_000
+                            && ProcessHandle.of(term1.masterPid()).filter(ProcessHandle::isAlive).isPresent());
+
+            JsonNode lease = Http.status(tracking).at("/lease");
+            assertThat(lease.at("/session_id").asText()).as("the same session").isEqualTo(sessionHex);
+            assertThat(lease.at("/epoch").asLong()).isEqualTo(1);
+            assertThat(lease.at("/holder").asBoolean()).isTrue();
+            assertThat(lease.at("/last_revocation").isNull()).as("no revocation: %s", lease).isTrue();
+            assertThat(currentAttempt(id)).isEqualTo(1);
+            assertThat(dir.resolve("term-2")).doesNotExist();
+            assertThat(history.versions()).as("leader info").allSatisfy(i -> assertThat(i.epoch()).isEqualTo(1));
+            assertThat(workerStarts(dir)).as("no worker started again").hasSize(1);
+            long gap = longestGap(stamps(dir.resolve("record-1")));
+            assertThat(gap).as("ms between two of the master's stamps").isLessThan(1000);
+            System.out.printf("field zk follower isolated (T = %d s): the AM's session moved from server %d to %d "
+                    + "within %d ms of the cut; the longest ZooKeeper silence the lease saw %d ms; the master's "
+                    + "longest gap %d ms%n", t.toSeconds(), server, movedTo, movedAfter, longestSilence[0], gap);
             yarn.killApplication(id);
         }
     }

@@ -2,7 +2,6 @@ package io.amlease.testkit.field;
 
 import io.amlease.testkit.PortReservation;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -21,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -94,6 +94,8 @@ public final class FieldCluster implements AutoCloseable {
     private final List<Daemon> zookeepers;
     private final List<Integer> zkClientPorts;
     private final List<Integer> zkPeerPorts;
+    private final List<Integer> zkElectionPorts;
+    private final List<NodeUser> zkUsers;
     private final Daemon nameNode;
     private final Daemon dataNode;
     private final Daemon resourceManager;
@@ -104,7 +106,8 @@ public final class FieldCluster implements AutoCloseable {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private FieldCluster(Path base, Path confDir, Path logs, String classpath, List<Daemon> zookeepers,
-            List<Integer> zkClientPorts, List<Integer> zkPeerPorts, Daemon nameNode, Daemon dataNode,
+            List<Integer> zkClientPorts, List<Integer> zkPeerPorts, List<Integer> zkElectionPorts,
+            List<NodeUser> zkUsers, Daemon nameNode, Daemon dataNode,
             Daemon resourceManager, List<Node> nodes, Map<String, Integer> rmPorts, int nameNodeHttpPort,
             Netfilter netfilter) {
         this.base = base;
@@ -114,6 +117,8 @@ public final class FieldCluster implements AutoCloseable {
         this.zookeepers = zookeepers;
         this.zkClientPorts = zkClientPorts;
         this.zkPeerPorts = zkPeerPorts;
+        this.zkElectionPorts = zkElectionPorts;
+        this.zkUsers = zkUsers;
         this.nameNode = nameNode;
         this.dataNode = dataNode;
         this.resourceManager = resourceManager;
@@ -157,7 +162,8 @@ public final class FieldCluster implements AutoCloseable {
             rm.put(key, ports.get(next++));
         }
 
-        // ZooKeeper, each server in its own process.
+        // ZooKeeper, each server in its own process and as its own user, so that nftables can cut
+        // one server off from its peers (what it sends to their quorum and election ports).
         String servers = IntStream.range(0, 3).mapToObj(i -> "server." + (i + 1) + "=127.0.0.1:"
                 + zkPeer.get(i) + ":" + zkElection.get(i)).collect(Collectors.joining("\n"));
         Map<String, String> javaEnv = Map.of("JAVA_HOME", System.getProperty("java.home"));
@@ -169,15 +175,19 @@ public final class FieldCluster implements AutoCloseable {
                 "appender.out.layout.pattern = %d{ISO8601} %-5p [%t] %c{1}: %m%n",
                 "rootLogger.level = info", "rootLogger.appenderRef.out.ref = out", ""));
         List<Daemon> zks = new ArrayList<>();
+        List<NodeUser> zkUsers = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
+            NodeUser zkUser = NodeUser.ensure("amlease-zk" + (i + 1));
+            zkUsers.add(zkUser);
             Path dir = Files.createDirectories(base.resolve("zk" + (i + 1)));
+            Commands.run(List.of("chown", zkUser.uid() + ":" + zkUser.gid(), dir.toString()));
             Files.writeString(dir.resolve("myid"), Integer.toString(i + 1));
             Path cfg = dir.resolve("zoo.cfg");
             Files.writeString(cfg, String.join("\n", "tickTime=500", "initLimit=20", "syncLimit=6",
                     "dataDir=" + dir, "clientPort=" + zkClient.get(i), "clientPortAddress=127.0.0.1",
                     "minSessionTimeout=1000", "maxSessionTimeout=60000", "admin.enableServer=false",
-                    "4lw.commands.whitelist=srvr,ruok,stat", "quorumListenOnAllIPs=false", servers, ""));
-            zks.add(new Daemon("zk" + (i + 1), Daemon.java(Optional.empty(), classpath, log4j,
+                    "4lw.commands.whitelist=srvr,ruok,stat,cons", "quorumListenOnAllIPs=false", servers, ""));
+            zks.add(new Daemon("zk" + (i + 1), Daemon.java(Optional.of(zkUser), classpath, log4j,
                     "org.apache.zookeeper.server.quorum.QuorumPeerMain", List.of(cfg.toString())), javaEnv, logs));
         }
 
@@ -296,7 +306,8 @@ public final class FieldCluster implements AutoCloseable {
         }
         ports.close();
 
-        FieldCluster cluster = new FieldCluster(base, conf, logs, classpath, zks, zkClient, zkPeer, nn, dn,
+        FieldCluster cluster = new FieldCluster(base, conf, logs, classpath, zks, zkClient, zkPeer, zkElection,
+                zkUsers, nn, dn,
                 rmDaemon, nodes, rm, nnHttp, netfilter);
         boolean started = false;
         try {
@@ -413,6 +424,40 @@ public final class FieldCluster implements AutoCloseable {
         netfilter.cut(node.user(), zkClientPorts);
     }
 
+    /**
+     * ZooKeeper server {@code server} (1-based) cut off from its peers: what it sends to their
+     * quorum and election ports and what anyone sends to its own is dropped. Its clients still reach
+     * it, so it goes on answering them from its own state until it gives up on the leader
+     * ({@code syncLimit × tickTime}, 3 s here) and drops them.
+     */
+    public void isolateZooKeeper(int server) throws IOException {
+        int i = server - 1;
+        List<Integer> peers = new ArrayList<>();
+        List<Integer> own = List.of(zkPeerPorts.get(i), zkElectionPorts.get(i));
+        for (int j = 0; j < zkUsers.size(); j++) {
+            if (j != i) {
+                peers.add(zkPeerPorts.get(j));
+                peers.add(zkElectionPorts.get(j));
+            }
+        }
+        netfilter.cut(zkUsers.get(i), peers);
+        netfilter.cutPorts(own);
+    }
+
+    /**
+     * The ZooKeeper server (1-based) a client session is connected to, from each server's
+     * {@code cons}; empty when none lists it (it is between servers).
+     */
+    public OptionalInt zkServerOf(long sessionId) {
+        String sid = "sid=0x" + Long.toHexString(sessionId) + ",";
+        for (int i = 0; i < zkClientPorts.size(); i++) {
+            if (fourLetters(zkClientPorts.get(i), "cons").contains(sid)) {
+                return OptionalInt.of(i + 1);
+            }
+        }
+        return OptionalInt.empty();
+    }
+
     /** Every cut healed. */
     public void heal() throws IOException {
         netfilter.heal();
@@ -465,25 +510,24 @@ public final class FieldCluster implements AutoCloseable {
     public List<String> zkModes() {
         List<String> modes = new ArrayList<>();
         for (int port : zkClientPorts) {
-            String mode = "absent";
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-                s.setSoTimeout(2000);
-                OutputStream out = s.getOutputStream();
-                out.write("srvr".getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-                InputStream in = s.getInputStream();
-                String reply = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
-                Matcher m = Pattern.compile("Mode: (\\w+)").matcher(reply);
-                if (m.find()) {
-                    mode = m.group(1);
-                }
-            } catch (IOException e) {
-                // Not serving: absent.
-            }
-            modes.add(mode);
+            Matcher m = Pattern.compile("Mode: (\\w+)").matcher(fourLetters(port, "srvr"));
+            modes.add(m.find() ? m.group(1) : "absent");
         }
         return modes;
+    }
+
+    /** A four-letter command's reply from the server on {@code port}; empty when it does not answer. */
+    private static String fourLetters(int port, String command) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            s.setSoTimeout(2000);
+            OutputStream out = s.getOutputStream();
+            out.write(command.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            return new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            return ""; // not serving
+        }
     }
 
     private String get(String url) throws IOException {

@@ -33,6 +33,7 @@ public final class FieldClusterMain {
               kill-rm | start-rm    kill -9 the ResourceManager / start it again
               heal                  remove every cut
               zk                    each ZooKeeper server's mode (leader, follower)
+              isolate-zk S          ZooKeeper server S (1-3) cut off from its peers, not its clients
               quit                  stop the cluster and exit""";
     private static final String USAGE = "usage: bin/amlease field-cluster [--nodes N] [--node-expiry DURATION]"
             + " (as root; --jars FILE is set by the launcher)";
@@ -164,6 +165,7 @@ public final class FieldClusterMain {
                 }
                 case "heal" -> cluster.heal();
                 case "zk" -> out.println(String.join(" ", cluster.zkModes()));
+                case "isolate-zk" -> cluster.isolateZooKeeper(zkServer(words));
                 case "kill-rm" -> cluster.killResourceManager();
                 case "start-rm" -> cluster.startResourceManager();
                 case "partition", "rm-only", "zk-only", "freeze", "thaw", "crash", "restart-nm" -> {
@@ -186,6 +188,14 @@ public final class FieldClusterMain {
             out.println("error: " + e.getMessage());
         }
         return true;
+    }
+
+    private static int zkServer(List<String> words) {
+        if (words.size() != 2 || !words.get(1).matches("\\d+") || Integer.parseInt(words.get(1)) < 1
+                || Integer.parseInt(words.get(1)) > 3) {
+            throw new IllegalArgumentException("isolate-zk needs a ZooKeeper server number within [1, 3]");
+        }
+        return Integer.parseInt(words.get(1));
     }
 
     private static FieldCluster.Node node(FieldCluster cluster, List<String> words) {

@@ -32,7 +32,7 @@ class FieldClusterMainTest {
     @Test
     void helpListsTheFaultCommands() throws Exception {
         assertThat(run("--help")).isZero();
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("partition N", "zk-only N", "quit");
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("partition N", "zk-only N", "isolate-zk S", "quit");
     }
 
     @Test
