@@ -359,7 +359,7 @@ class FieldFailoverIT {
             FieldCluster.Node amNode = nodeOf(term1.user());
 
             LeaderInfo second;
-            long thawing = 0;
+            long thawedAt;
             long frozenAt = System.currentTimeMillis();
             cluster.freeze(amNode);
             try {
@@ -373,10 +373,9 @@ class FieldFailoverIT {
                         .until(() -> stamps(dir.resolve("record-2")).size() > 5);
             } finally {
                 // Stamped before the thaw: a process may write the moment its SIGCONT lands.
-                thawing = System.currentTimeMillis();
+                thawedAt = System.currentTimeMillis();
                 cluster.thaw(amNode);
             }
-            long thawedAt = thawing;
             long startedAfter = stamps(dir.resolve("record-2")).get(0) - frozenAt;
             await("attempt 1's AM and master gone after the thaw").atMost(Duration.ofSeconds(30))
                     .pollInterval(Duration.ofMillis(100))
@@ -404,7 +403,7 @@ class FieldFailoverIT {
     /**
      * A ZooKeeper follower the AM's session is on cut off from its peers, at T = 30 s. The follower
      * goes on answering the AM's pings from its own state, but renewals ({@code sync} through the
-     * leader) no longer come back; once it gives up on the leader it drops its clients, and the AM's
+     * leader) no longer come back; once the leader has dropped it, it drops its clients, and the AM's
      * session moves to the other follower, still alive at the leader, well within grace (20 s): the
      * same session, term and master, no worker started again (G1). After the heal the server
      * rejoins the quorum. The AM is given the two followers only, so that its session is on one.

@@ -427,10 +427,13 @@ public final class FieldCluster implements AutoCloseable {
     /**
      * ZooKeeper server {@code server} (1-based) cut off from its peers: what it sends to their
      * quorum and election ports and what anyone sends to its own is dropped. Its clients still reach
-     * it, so it goes on answering them from its own state until it gives up on the leader
-     * ({@code syncLimit × tickTime}, 3 s here) and drops them.
+     * it, so it goes on answering them from its own state until the leader has dropped it
+     * ({@code syncLimit × tickTime}, 3 s here); then it drops them.
      */
     public void isolateZooKeeper(int server) throws IOException {
+        if (server < 1 || server > zkUsers.size()) {
+            throw new IllegalArgumentException("ZooKeeper server must be within [1, " + zkUsers.size() + "]: " + server);
+        }
         int i = server - 1;
         List<Integer> peers = new ArrayList<>();
         List<Integer> own = List.of(zkPeerPorts.get(i), zkElectionPorts.get(i));

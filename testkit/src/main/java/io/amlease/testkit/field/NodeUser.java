@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * The Unix user of one simulated node: its NodeManager and every container it launches run as it,
  * so that nftables can cut everything the node sends ({@code meta skuid}) and a freeze can stop
- * every process of the node. Created once on this machine (a system user without a home or a
+ * every process of the node. Each ZooKeeper server has one too, to be cut off from its peers. Created once on this machine (a system user without a home or a
  * shell) and reused.
  */
 public record NodeUser(String name, int uid, int gid) {
