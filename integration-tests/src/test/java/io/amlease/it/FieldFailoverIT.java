@@ -17,14 +17,20 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.ApplicationConstants;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
+import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
+import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.client.api.YarnClientApplication;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -141,15 +147,24 @@ class FieldFailoverIT {
 
     private static ApplicationId submitRecordingApp(String name, Path dir, int workers, Duration t,
             String zkConnect) throws Exception {
-        Path master = dir.resolve("master.sh");
-        Files.writeString(master, "echo \"$$ $PPID $(id -un)\" > " + dir + "/tmp-$$\n"
-                + "mv " + dir + "/tmp-$$ " + dir + "/term-$AMLEASE_EPOCH\n"
-                + "while :; do date +%s%3N >> " + dir + "/record-$AMLEASE_EPOCH; sleep 0.1; done\n");
+        Path master = masterScript(dir);
         return submit("--name", name, "--zk", zkConnect,
                 "--session-timeout", t.toSeconds() + "s", "--stop-timeout", "1s", "--am-memory", "256",
                 "--workers", String.valueOf(workers), "--worker-memory", "128",
                 "--worker-command", "id -un > " + dir + "/worker-$CONTAINER_ID; exec sleep 600",
                 "--", "sh", master.toString());
+    }
+
+    /**
+     * The master's script: it records its term (pids and user) in {@code term-<epoch>} and a
+     * millisecond stamp every 100 ms in {@code record-<epoch>}.
+     */
+    private static Path masterScript(Path dir) throws Exception {
+        Path master = dir.resolve("master.sh");
+        Files.writeString(master, "echo \"$$ $PPID $(id -un)\" > " + dir + "/tmp-$$\n"
+                + "mv " + dir + "/tmp-$$ " + dir + "/term-$AMLEASE_EPOCH\n"
+                + "while :; do date +%s%3N >> " + dir + "/record-$AMLEASE_EPOCH; sleep 0.1; done\n");
+        return master;
     }
 
     /** Every node back in service (a test before may have left one LOST, and healed it). */
@@ -721,6 +736,99 @@ class FieldFailoverIT {
                     .until(() -> ProcessHandle.of(term1.amPid()).filter(ProcessHandle::isAlive).isEmpty());
             return new Failover(id, dir, second, handover[0], handover[1]);
         }
+    }
+
+    /**
+     * The side-by-side report of issue 25 (not part of {@code mvn verify}): the seed's fault, the
+     * AM's node partitioned from everything at T = 30 s with a 10 s node expiry, under amlease's AM
+     * and under an AM whose leadership is a plain Curator {@code LeaderLatch} ({@link LatchAm}:
+     * Curator's default policy, and {@code SessionConnectionStateErrorPolicy} as Flink's tolerant
+     * mode uses). Measured per trial from the masters' own stamps: when attempt 1's master stopped,
+     * when attempt 2's started, and how long both ran at once. Writes
+     * {@code target/field-side-by-side.md}. Run it with {@code mvn -B test-compile
+     * failsafe:integration-test@field -Dit.test='FieldFailoverIT#sideBySide'
+     * -Damlease.field.side-by-side=true} in {@code integration-tests}.
+     */
+    @Test
+    @EnabledIfSystemProperty(named = "amlease.field.side-by-side", matches = "true")
+    void sideBySide() throws Exception {
+        int trials = Integer.getInteger("amlease.field.trials", 3);
+        Duration t = Duration.ofSeconds(30);
+        StringBuilder report = new StringBuilder("| AM | trials | attempt 1's master stopped (s after the cut, "
+                + "median) | attempt 2's master started (median) | both masters acting (s, median) | max | "
+                + "trials with an overlap |\n|---|---|---|---|---|---|---|\n");
+        for (String contender : List.of("amlease", "latch-standard", "latch-session")) {
+            List<Long> stopped = new ArrayList<>();
+            List<Long> started = new ArrayList<>();
+            List<Long> overlap = new ArrayList<>();
+            for (int i = 0; i < trials; i++) {
+                long[] r = partitionTrial(contender, t, "field-side-" + contender + "-" + i);
+                System.out.printf("field side by side: %s trial %d: stopped %d ms, started %d ms, overlap %d ms%n",
+                        contender, i, r[0], r[1], r[2]);
+                stopped.add(r[0]);
+                started.add(r[1]);
+                overlap.add(r[2]);
+            }
+            report.append(String.format("| %s | %d | %.1f | %.1f | %.1f | %.1f | %d |%n", contender, trials,
+                    median(stopped) / 1000.0, median(started) / 1000.0, median(overlap) / 1000.0,
+                    overlap.stream().mapToLong(Long::longValue).max().orElse(0) / 1000.0,
+                    overlap.stream().filter(o -> o > 0).count()));
+        }
+        Files.writeString(Path.of("target/field-side-by-side.md"), report);
+        System.out.print(report);
+    }
+
+    /**
+     * One partition of the AM's node under {@code contender}: {attempt 1's master's last stamp,
+     * attempt 2's first, how long attempt 1's went on after attempt 2's first}, in ms after the cut.
+     */
+    private static long[] partitionTrial(String contender, Duration t, String name) throws Exception {
+        awaitAllNodesRunning();
+        Path dir = appDir(name);
+        ApplicationId id = contender.equals("amlease") ? submitRecordingApp(name, dir, 1, t)
+                : submitLatchApp(name, dir, t, contender.equals("latch-session"));
+        Term term1 = Term.read(dir.resolve("term-1"));
+        Path record1 = dir.resolve("record-1");
+        await("attempt 1's master recording").atMost(Duration.ofSeconds(30)).until(() -> stamps(record1).size() > 5);
+        long cutAt = System.currentTimeMillis();
+        cluster.partition(nodeOf(term1.user()));
+        try {
+            await("attempt 2's master").atMost(t.multipliedBy(3)).pollInterval(Duration.ofMillis(500))
+                    .until(() -> stamps(dir.resolve("record-2")).size() > 5);
+            // Attempt 1's master stops on its own (a deadline, LOST) while still cut off: wait for it.
+            await("attempt 1's master stopped").atMost(t.multipliedBy(3)).pollInterval(Duration.ofMillis(500))
+                    .until(() -> {
+                        List<Long> of1 = stamps(record1);
+                        return System.currentTimeMillis() - of1.get(of1.size() - 1) > 3000;
+                    });
+        } finally {
+            cluster.heal();
+        }
+        List<Long> of1 = stamps(record1);
+        long lastOf1 = of1.get(of1.size() - 1);
+        long firstOf2 = stamps(dir.resolve("record-2")).get(0);
+        yarn.killApplication(id);
+        return new long[] {lastOf1 - cutAt, firstOf2 - cutAt, Math.max(0, lastOf1 - firstOf2)};
+    }
+
+    /** Submits {@link LatchAm} with the recording master, on the cluster's class path and this module's test classes. */
+    private static ApplicationId submitLatchApp(String name, Path dir, Duration t, boolean sessionPolicy)
+            throws Exception {
+        Path master = masterScript(dir);
+        YarnClientApplication app = yarn.createApplication();
+        ApplicationSubmissionContext ctx = app.getApplicationSubmissionContext();
+        ctx.setApplicationName(name);
+        ctx.setMaxAppAttempts(10);
+        ctx.setResource(Resource.newInstance(256, 1));
+        String cp = cluster.classpath() + ":" + Path.of("target/test-classes").toAbsolutePath();
+        String cmd = ApplicationConstants.Environment.JAVA_HOME.$$() + "/bin/java -Xmx128m -cp '" + cp + "' "
+                + LatchAm.class.getName() + " " + cluster.zkConnectString() + " /latch/" + name + " "
+                + (sessionPolicy ? "session" : "standard") + " " + t.toMillis() + " " + master
+                + " 1>" + ApplicationConstants.LOG_DIR_EXPANSION_VAR + "/AppMaster.stdout"
+                + " 2>" + ApplicationConstants.LOG_DIR_EXPANSION_VAR + "/AppMaster.stderr";
+        ctx.setAMContainerSpec(ContainerLaunchContext.newInstance(Map.of(), Map.of(), List.of(cmd), null, null, null));
+        yarn.submitApplication(ctx);
+        return ctx.getApplicationId();
     }
 
     private static long median(List<Long> values) {
