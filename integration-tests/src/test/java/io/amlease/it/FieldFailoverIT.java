@@ -207,21 +207,18 @@ class FieldFailoverIT {
         return yarn.getApplicationReport(id).getCurrentApplicationAttemptId().getAttemptId();
     }
 
-    /**
-     * Waits until the RM has seen every worker started so far RUNNING. A failed attempt keeps only
-     * the containers the RM knows to run: a worker whose start its NodeManager has not reported yet
-     * (at its next heartbeat) is killed with the attempt (CapacityScheduler.doneApplicationAttempt),
-     * and the next one has nothing to adopt. The RM's client API reports such a container RUNNING
-     * already, so the RM's own log is the record to read.
-     */
+    /** Waits until the RM has seen every worker started so far RUNNING ({@link FieldCluster#rmSawRunning}). */
     private static void awaitRmSawWorkersRunning(Path dir) {
         await("the RM saw every worker RUNNING").atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(200)).until(() -> {
-                    String log = Files.readString(cluster.logs().resolve("resourcemanager.out"));
                     try (Stream<Path> files = Files.list(dir)) {
-                        return files.map(p -> p.getFileName().toString()).filter(f -> f.startsWith("worker-"))
-                                .map(f -> f.substring("worker-".length()))
-                                .allMatch(c -> log.contains(c + " Container Transitioned from ACQUIRED to RUNNING"));
+                        for (String f : files.map(p -> p.getFileName().toString())
+                                .filter(f -> f.startsWith("worker-")).toList()) {
+                            if (!cluster.rmSawRunning(f.substring("worker-".length()))) {
+                                return false;
+                            }
+                        }
+                        return true;
                     }
                 });
     }
@@ -713,29 +710,52 @@ class FieldFailoverIT {
      * 1's AM is gone. The application is left running for the caller's own checks.
      */
     private static Failover failOver(Duration t, boolean nodeLost, String name) throws Exception {
-        awaitAllNodesRunning();
-        Path dir = appDir(name);
         try (LeaderHistory history = new LeaderHistory(zk, "/amlease/" + name)) {
-            ApplicationId id = submitRecordingApp(name, dir, 1, t);
-            history.awaitEpoch(1, Duration.ofSeconds(120));
-            Term term1 = Term.read(dir.resolve("term-1"));
-            await("the worker started").atMost(Duration.ofSeconds(60)).until(() -> workerStarts(dir).size() == 1);
-            awaitRmSawWorkersRunning(dir);
-            long faultAt = System.currentTimeMillis();
-            if (nodeLost) {
-                cluster.partition(nodeOf(term1.user()));
-            } else {
-                ProcessHandle.of(term1.amPid()).orElseThrow().destroyForcibly();
-            }
+            Running app = startRecording("amlease", name, t);
+            long faultAt = fault(app, nodeLost);
             LeaderInfo second = history.awaitEpoch(2, t.multipliedBy(2).plus(NODE_EXPIRY.multipliedBy(6)));
             assertThat(second.attemptId()).endsWith("_000002");
-            long[] handover = assertHandover(dir, faultAt);
+            long[] handover = assertHandover(app.dir(), faultAt);
             history.assertNoWriteFromBefore(second);
             cluster.heal();
             await("attempt 1 gone").atMost(Duration.ofSeconds(60))
-                    .until(() -> ProcessHandle.of(term1.amPid()).filter(ProcessHandle::isAlive).isEmpty());
-            return new Failover(id, dir, second, handover[0], handover[1]);
+                    .until(() -> ProcessHandle.of(app.term1().amPid()).filter(ProcessHandle::isAlive).isEmpty());
+            return new Failover(app.id(), app.dir(), second, handover[0], handover[1]);
         }
+    }
+
+    /** A fresh application whose attempt 1 is leading, its master recording and its worker (if any) RUNNING. */
+    private record Running(ApplicationId id, Path dir, Term term1) {}
+
+    /**
+     * Submits a fresh application under {@code contender}'s AM ({@code amlease}, with one worker;
+     * {@code latch-standard} or {@code latch-session}: {@link LatchAm}) and waits until its first
+     * master records and the RM has seen its worker RUNNING, so that a fault lands on a steady state.
+     */
+    private static Running startRecording(String contender, String name, Duration t) throws Exception {
+        awaitAllNodesRunning();
+        Path dir = appDir(name);
+        ApplicationId id = contender.equals("amlease") ? submitRecordingApp(name, dir, 1, t)
+                : submitLatchApp(name, dir, t, contender.equals("latch-session"));
+        Term term1 = Term.read(dir.resolve("term-1"));
+        await("attempt 1's master recording").atMost(Duration.ofSeconds(30))
+                .until(() -> stamps(dir.resolve("record-1")).size() > 5);
+        if (contender.equals("amlease")) {
+            await("the worker started").atMost(Duration.ofSeconds(60)).until(() -> workerStarts(dir).size() == 1);
+            awaitRmSawWorkersRunning(dir);
+        }
+        return new Running(id, dir, term1);
+    }
+
+    /** The AM's node partitioned from everything, or its JVM killed; returns when (epoch ms). */
+    private static long fault(Running app, boolean nodeLost) throws Exception {
+        long at = System.currentTimeMillis();
+        if (nodeLost) {
+            cluster.partition(nodeOf(app.term1().user()));
+        } else {
+            ProcessHandle.of(app.term1().amPid()).orElseThrow().destroyForcibly();
+        }
+        return at;
     }
 
     /**
@@ -783,18 +803,12 @@ class FieldFailoverIT {
      * attempt 2's first, how long attempt 1's went on after attempt 2's first}, in ms after the cut.
      */
     private static long[] partitionTrial(String contender, Duration t, String name) throws Exception {
-        awaitAllNodesRunning();
-        Path dir = appDir(name);
-        ApplicationId id = contender.equals("amlease") ? submitRecordingApp(name, dir, 1, t)
-                : submitLatchApp(name, dir, t, contender.equals("latch-session"));
-        Term term1 = Term.read(dir.resolve("term-1"));
-        Path record1 = dir.resolve("record-1");
-        await("attempt 1's master recording").atMost(Duration.ofSeconds(30)).until(() -> stamps(record1).size() > 5);
-        long cutAt = System.currentTimeMillis();
-        cluster.partition(nodeOf(term1.user()));
+        Running app = startRecording(contender, name, t);
+        Path record1 = app.dir().resolve("record-1");
+        long cutAt = fault(app, true);
         try {
             await("attempt 2's master").atMost(t.multipliedBy(3)).pollInterval(Duration.ofMillis(500))
-                    .until(() -> stamps(dir.resolve("record-2")).size() > 5);
+                    .until(() -> stamps(app.dir().resolve("record-2")).size() > 5);
             // Attempt 1's master stops on its own (a deadline, LOST) while still cut off: wait for it.
             await("attempt 1's master stopped").atMost(t.multipliedBy(3)).pollInterval(Duration.ofMillis(500))
                     .until(() -> {
@@ -806,8 +820,8 @@ class FieldFailoverIT {
         }
         List<Long> of1 = stamps(record1);
         long lastOf1 = of1.get(of1.size() - 1);
-        long firstOf2 = stamps(dir.resolve("record-2")).get(0);
-        yarn.killApplication(id);
+        long firstOf2 = stamps(app.dir().resolve("record-2")).get(0);
+        yarn.killApplication(app.id());
         return new long[] {lastOf1 - cutAt, firstOf2 - cutAt, Math.max(0, lastOf1 - firstOf2)};
     }
 

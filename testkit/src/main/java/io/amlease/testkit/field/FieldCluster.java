@@ -103,6 +103,7 @@ public final class FieldCluster implements AutoCloseable {
     private final Map<String, Integer> rmPorts;
     private final int nameNodeHttpPort;
     private final Netfilter netfilter;
+    private final ResourceManagerLog rmLog;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private FieldCluster(Path base, Path confDir, Path logs, String classpath, List<Daemon> zookeepers,
@@ -126,6 +127,7 @@ public final class FieldCluster implements AutoCloseable {
         this.rmPorts = rmPorts;
         this.nameNodeHttpPort = nameNodeHttpPort;
         this.netfilter = netfilter;
+        this.rmLog = new ResourceManagerLog(logs.resolve("resourcemanager.out"));
     }
 
     /** Starts the whole cluster and returns once every server serves and every node is RUNNING. */
@@ -350,6 +352,11 @@ public final class FieldCluster implements AutoCloseable {
     /** Where every daemon's output goes ({@code <name>.out}). */
     public Path logs() {
         return logs;
+    }
+
+    /** Whether the RM has seen {@code containerId} RUNNING, as its own log records ({@link ResourceManagerLog}). */
+    public boolean rmSawRunning(String containerId) throws IOException {
+        return rmLog.sawRunning(containerId);
     }
 
     /** The class path of the cluster's own processes (conf dir first), for containers and clients. */
