@@ -1,6 +1,7 @@
 package io.amlease.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -8,8 +9,14 @@ import io.amlease.am.client.SubmitCommand;
 import io.amlease.lease.LeaderInfo;
 import io.amlease.lease.zk.ZkClients;
 import io.amlease.testkit.field.FieldCluster;
+import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -230,6 +237,39 @@ class FieldFailoverIT {
     private static void awaitLost(FieldCluster.Node node) {
         await("node " + node.index() + " LOST").atMost(NODE_EXPIRY.multipliedBy(2))
                 .pollInterval(Duration.ofMillis(500)).until(() -> cluster.nodeState(node).filter("LOST"::equals).isPresent());
+    }
+
+    /**
+     * A partition drops what a node's closed sockets still send. The kernel sends what a socket had
+     * queued, and its FIN, after its process closed it, from an orphaned socket no user owns; a
+     * partitioned ZooKeeper client that gave up on its connection would so deliver its last pings
+     * after all, and the server would keep the session alive for another timeout. Here a shell of
+     * the node writes a line into the cut and closes the socket: the line never arrives.
+     */
+    @Test
+    void whatAPartitionedNodeQueuedBeforeClosingItsSocketNeverArrives() throws Exception {
+        FieldCluster.Node node = cluster.node(1);
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            List<String> script = new ArrayList<>(node.user().asUser());
+            script.addAll(List.of("bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/" + server.getLocalPort()
+                    + "; echo before >&3; read; echo during >&3; read; exec 3>&-; read"));
+            Process shell = new ProcessBuilder(script).redirectErrorStream(true).start();
+            try (Socket conn = server.accept();
+                    PrintStream steps = new PrintStream(shell.getOutputStream(), true)) {
+                BufferedReader in = new BufferedReader(
+                        new InputStreamReader(conn.getInputStream(), StandardCharsets.UTF_8));
+                assertThat(in.readLine()).isEqualTo("before");
+                cluster.partition(node);
+                steps.println(); // writes "during" into the cut
+                Thread.sleep(1000); // the fault's length: the kernel retransmits meanwhile
+                steps.println(); // closes the socket with "during" still queued
+                conn.setSoTimeout(5000);
+                assertThatThrownBy(in::readLine).as("what the node sent into the cut")
+                        .isInstanceOf(SocketTimeoutException.class);
+            } finally {
+                shell.destroyForcibly();
+            }
+        }
     }
 
     /**

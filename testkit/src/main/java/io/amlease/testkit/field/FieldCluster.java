@@ -134,6 +134,7 @@ public final class FieldCluster implements AutoCloseable {
     public static FieldCluster start(Options options) throws IOException, InterruptedException {
         NetNamespace.requirePrivate();
         Netfilter netfilter = new Netfilter();
+        netfilter.track(ownUid()); // The RM's, cut from a partitioned node's NodeManager.
         Path base = Files.createTempDirectory(Path.of("/tmp"), "amlease-field-");
         Files.setPosixFilePermissions(base, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path conf = Files.createDirectories(base.resolve("conf"));
@@ -180,6 +181,7 @@ public final class FieldCluster implements AutoCloseable {
         List<NodeUser> zkUsers = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             NodeUser zkUser = NodeUser.ensure("amlease-zk" + (i + 1));
+            netfilter.track(zkUser.uid());
             zkUsers.add(zkUser);
             Path dir = Files.createDirectories(base.resolve("zk" + (i + 1)));
             Commands.run(List.of("chown", zkUser.uid() + ":" + zkUser.gid(), dir.toString()));
@@ -278,6 +280,7 @@ public final class FieldCluster implements AutoCloseable {
         List<Node> nodes = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             NodeUser user = NodeUser.ensure("amlease-node" + (i + 1));
+            netfilter.track(user.uid());
             Path dir = Files.createDirectories(base.resolve("node" + (i + 1)));
             Path nodeConf = Files.createDirectories(dir.resolve("conf"));
             for (String f : List.of("core-site.xml", "hdfs-site.xml", "capacity-scheduler.xml",
