@@ -195,7 +195,8 @@ class SubmitIT {
     Files.writeString(script, "echo $$ > " + masterPid + "\nexec sleep 600\n");
     Run run = submit("--name", "it-kill", "--zk", cluster.zkConnect(), "--session-timeout", "6s",
         "--stop-timeout", "1s", "--am-memory", "256", "--workers", "1", "--worker-memory", "128",
-        "--worker-command", "echo $$ > " + workerPid + "; exec sleep 600", "--", "sh",
+        // Quoted as a user would: the NodeManager's own double quotes must not break it.
+        "--worker-command", "echo \"$$\" > '" + workerPid + "'; exec sleep 600", "--", "sh",
         script.toString());
     assertThat(run.exit()).as(run.err()).isEqualTo(0);
     ApplicationId id = ApplicationId.fromString(run.out().trim());

@@ -243,11 +243,23 @@ final class Workers implements AutoCloseable {
       env.put("AMLEASE_EPOCH_TOKEN", Integer.toString(epoch.token()));
       env.put("AMLEASE_EPOCH_INCARNATION", epoch.incarnation());
       ContainerLaunchContext ctx = ContainerLaunchContext.newInstance(files, env,
-          List.of("bash -c '" + settings.workerCommand().replace("'", "'\\''") + "'"
-              + " 1><LOG_DIR>/worker.stdout 2><LOG_DIR>/worker.stderr"), null,
+          List.of(containerCommand(settings.workerCommand())), null,
           ContainerTokens.ofThisAm(), null);
       launcher.launch(c, ctx);
     }
+  }
+
+  /**
+   * The worker container's command: the worker command run by bash, its output in the container's
+   * logs. The NodeManager's launch script runs it inside a double-quoted {@code bash -c "…"}, so
+   * every dollar sign, backquote, double quote and backslash is escaped for that string, and the
+   * inner {@code bash -c '…'} gets the command exactly as the user wrote it: its quotes work, and
+   * {@code $$} or {@code $(…)} are the worker's own.
+   */
+  static String containerCommand(String workerCommand) {
+    String inner = "bash -c '" + workerCommand.replace("'", "'\\''") + "'";
+    return inner.replaceAll("([$`\"\\\\])", "\\\\$1")
+        + " 1><LOG_DIR>/worker.stdout 2><LOG_DIR>/worker.stderr";
   }
 
   synchronized void completed(List<ContainerStatus> statuses) {
