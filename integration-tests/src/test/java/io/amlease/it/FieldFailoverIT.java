@@ -2,10 +2,15 @@ package io.amlease.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static io.amlease.it.FieldRecords.longestGap;
+import static io.amlease.it.FieldRecords.masterScript;
+import static io.amlease.it.FieldRecords.median;
+import static io.amlease.it.FieldRecords.stamps;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.amlease.am.client.SubmitCommand;
+import io.amlease.it.FieldRecords.Term;
 import io.amlease.lease.LeaderInfo;
 import io.amlease.lease.zk.ZkClients;
 import io.amlease.testkit.field.FieldCluster;
@@ -114,23 +119,6 @@ class FieldFailoverIT {
         return ApplicationId.fromString(out.toString(StandardCharsets.UTF_8).trim());
     }
 
-    /** What a term's master wrote first: its pid, its AM's pid, and the user (so the node) it ran as. */
-    private record Term(long masterPid, long amPid, String user) {
-        static Term read(Path file) throws Exception {
-            await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(file));
-            String[] f = Files.readString(file).trim().split(" ");
-            return new Term(Long.parseLong(f[0]), Long.parseLong(f[1]), f[2]);
-        }
-    }
-
-    /** The millisecond stamps a term's master recorded, in order. */
-    private static List<Long> stamps(Path record) throws Exception {
-        if (!Files.exists(record)) {
-            return List.of();
-        }
-        return Files.readAllLines(record).stream().filter(l -> l.matches("\\d+")).map(Long::parseLong).toList();
-    }
-
     /** A directory for one application's records, writable by every node's user. */
     private static Path appDir(String name) throws Exception {
         Path dir = Files.createDirectory(shared.resolve(name));
@@ -160,18 +148,6 @@ class FieldFailoverIT {
                 "--workers", String.valueOf(workers), "--worker-memory", "128",
                 "--worker-command", "id -un > " + dir + "/worker-$CONTAINER_ID; exec sleep 600",
                 "--", "sh", master.toString());
-    }
-
-    /**
-     * The master's script: it records its term (pids and user) in {@code term-<epoch>} and a
-     * millisecond stamp every 100 ms in {@code record-<epoch>}.
-     */
-    private static Path masterScript(Path dir) throws Exception {
-        Path master = dir.resolve("master.sh");
-        Files.writeString(master, "echo \"$$ $PPID $(id -un)\" > " + dir + "/tmp-$$\n"
-                + "mv " + dir + "/tmp-$$ " + dir + "/term-$AMLEASE_EPOCH\n"
-                + "while :; do date +%s%3N >> " + dir + "/record-$AMLEASE_EPOCH; sleep 0.1; done\n");
-        return master;
     }
 
     /** Every node back in service (a test before may have left one LOST, and healed it). */
@@ -816,23 +792,26 @@ class FieldFailoverIT {
         Duration t = Duration.ofSeconds(30);
         StringBuilder report = new StringBuilder("| AM | trials | attempt 1's master stopped (s after the cut, "
                 + "median) | attempt 2's master started (median) | both masters acting (s, median) | max | "
-                + "trials with an overlap |\n|---|---|---|---|---|---|---|\n");
+                + "trials with an overlap | attempt 1's stamps after attempt 2's first (median) |\n"
+                + "|---|---|---|---|---|---|---|---|\n");
         for (String contender : List.of("amlease", "latch-standard", "latch-session")) {
             List<Long> stopped = new ArrayList<>();
             List<Long> started = new ArrayList<>();
             List<Long> overlap = new ArrayList<>();
+            List<Long> superseded = new ArrayList<>();
             for (int i = 0; i < trials; i++) {
                 long[] r = partitionTrial(contender, t, "field-side-" + contender + "-" + i);
-                System.out.printf("field side by side: %s trial %d: stopped %d ms, started %d ms, overlap %d ms%n",
-                        contender, i, r[0], r[1], r[2]);
+                System.out.printf("field side by side: %s trial %d: stopped %d ms, started %d ms, overlap %d ms, "
+                        + "%d stamps of attempt 1 after attempt 2's first%n", contender, i, r[0], r[1], r[2], r[3]);
                 stopped.add(r[0]);
                 started.add(r[1]);
                 overlap.add(r[2]);
+                superseded.add(r[3]);
             }
-            report.append(String.format("| %s | %d | %.1f | %.1f | %.1f | %.1f | %d |%n", contender, trials,
+            report.append(String.format("| %s | %d | %.1f | %.1f | %.1f | %.1f | %d | %d |%n", contender, trials,
                     median(stopped) / 1000.0, median(started) / 1000.0, median(overlap) / 1000.0,
                     overlap.stream().mapToLong(Long::longValue).max().orElse(0) / 1000.0,
-                    overlap.stream().filter(o -> o > 0).count()));
+                    overlap.stream().filter(o -> o > 0).count(), median(superseded)));
         }
         Files.writeString(Path.of("target/field-side-by-side.md"), report);
         System.out.print(report);
@@ -840,7 +819,8 @@ class FieldFailoverIT {
 
     /**
      * One partition of the AM's node under {@code contender}: {attempt 1's master's last stamp,
-     * attempt 2's first, how long attempt 1's went on after attempt 2's first}, in ms after the cut.
+     * attempt 2's first, how long attempt 1's went on after attempt 2's first}, in ms after the cut,
+     * and how many stamps attempt 1's master recorded from attempt 2's first on.
      */
     private static long[] partitionTrial(String contender, Duration t, String name) throws Exception {
         Running app = startRecording(contender, name, t);
@@ -862,7 +842,8 @@ class FieldFailoverIT {
         long lastOf1 = of1.get(of1.size() - 1);
         long firstOf2 = stamps(app.dir().resolve("record-2")).get(0);
         yarn.killApplication(app.id());
-        return new long[] {lastOf1 - cutAt, firstOf2 - cutAt, Math.max(0, lastOf1 - firstOf2)};
+        return new long[] {lastOf1 - cutAt, firstOf2 - cutAt, Math.max(0, lastOf1 - firstOf2),
+                of1.stream().filter(s -> s >= firstOf2).count()};
     }
 
     /** Submits {@link LatchAm} with the recording master, on the cluster's class path and this module's test classes. */
@@ -883,19 +864,5 @@ class FieldFailoverIT {
         ctx.setAMContainerSpec(ContainerLaunchContext.newInstance(Map.of(), Map.of(), List.of(cmd), null, null, null));
         yarn.submitApplication(ctx);
         return ctx.getApplicationId();
-    }
-
-    private static long median(List<Long> values) {
-        List<Long> sorted = values.stream().sorted().toList();
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
-    }
-
-    private static long longestGap(List<Long> stamps) {
-        long longest = 0;
-        for (int i = 1; i < stamps.size(); i++) {
-            longest = Math.max(longest, stamps.get(i) - stamps.get(i - 1));
-        }
-        return longest;
     }
 }

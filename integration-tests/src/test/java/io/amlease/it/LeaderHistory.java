@@ -3,6 +3,7 @@ package io.amlease.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.amlease.lease.LeaderInfo;
+import io.amlease.lease.LeaseException;
 import io.amlease.lease.zk.LeaderReader;
 import java.time.Duration;
 import java.util.List;
@@ -29,6 +30,11 @@ final class LeaderHistory implements AutoCloseable {
   LeaderInfo awaitEpoch(long epoch, Duration atMost) {
     return Awaitility.await().atMost(atMost).pollInterval(Duration.ofMillis(200))
         .until(() -> reader.current().orElse(null), i -> i != null && i.epoch() == epoch);
+  }
+
+  /** The leader info as it is now, if any. */
+  Optional<LeaderInfo> current() throws LeaseException {
+    return reader.current();
   }
 
   List<LeaderInfo> versions() {
