@@ -144,7 +144,9 @@ public final class FieldCluster implements AutoCloseable {
         String classpath = conf + ":" + lib + "/*";
 
         int n = options.nodes();
-        PortReservation ports = PortReservation.of(3 * 3 + 5 + 7 + 5 * n);
+        int portCount = 3 * 3 + 5 + 7 + 5 * n;
+        PortReservation ports = PortReservation.of(portCount);
+        NetNamespace.reserveForServers(IntStream.range(0, portCount).map(ports::get).boxed().toList());
         int next = 0;
         List<Integer> zkClient = new ArrayList<>();
         List<Integer> zkPeer = new ArrayList<>();

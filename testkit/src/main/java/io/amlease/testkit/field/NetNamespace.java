@@ -27,6 +27,17 @@ final class NetNamespace {
         }
     }
 
+    /**
+     * Keeps {@code ports} from being handed out as ephemeral ports in this namespace (the sysctl is
+     * the namespace's own): the kit picks its servers' ports up front, and a ZooKeeper peer's or a
+     * client's outgoing connection took a NameNode's port before it bound it.
+     */
+    static void reserveForServers(List<Integer> ports) throws IOException {
+        requirePrivate();
+        Files.writeString(Path.of("/proc/sys/net/ipv4/ip_local_reserved_ports"),
+                String.join(",", ports.stream().map(String::valueOf).toList()));
+    }
+
     static void requirePrivate() {
         if (!isPrivate()) {
             throw new IllegalStateException("the field cluster changes network rules and runs only in a "
