@@ -9,13 +9,10 @@ import static io.amlease.it.FieldRecords.stamps;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.amlease.am.client.SubmitCommand;
 import io.amlease.it.FieldRecords.Term;
 import io.amlease.lease.LeaderInfo;
-import io.amlease.lease.zk.ZkClients;
 import io.amlease.testkit.field.FieldCluster;
 import java.io.BufferedReader;
-import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -31,9 +28,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.ApplicationConstants;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -43,7 +42,6 @@ import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.YarnClientApplication;
-import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -63,35 +61,24 @@ class FieldFailoverIT {
     private static final Duration SHORT_CUT = Duration.ofSeconds(1);
     /** How long the ResourceManager stays down after its kill -9. */
     private static final Duration RM_DOWN = Duration.ofSeconds(5);
+    private static FieldApps apps;
     private static FieldCluster cluster;
     private static CuratorFramework zk;
     private static YarnClient yarn;
-    private static Path shared;
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = FieldCluster.start(FieldCluster.Options.jarsListedIn(
-                Path.of(System.getProperty("amlease.field.classpath")), 3, NODE_EXPIRY));
-        zk = ZkClients.connect(cluster.zkConnectString(), Duration.ofSeconds(20), Duration.ofSeconds(10),
-                null, List.of());
-        yarn = YarnClient.createYarnClient();
-        yarn.init(conf());
-        yarn.start();
-        // Where every node's processes record what they did: writable by each node's user.
-        shared = Files.createTempDirectory(Path.of("/tmp"), "amlease-field-records-");
-        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        apps = FieldApps.start(FieldCluster.Options.jarsListedIn(
+                Path.of(System.getProperty("amlease.field.classpath")), 3, NODE_EXPIRY), "amlease-field-records-");
+        cluster = apps.cluster;
+        zk = apps.zk;
+        yarn = apps.yarn;
     }
 
     @AfterAll
     static void stop() throws Exception {
-        if (yarn != null) {
-            yarn.stop();
-        }
-        if (zk != null) {
-            zk.close();
-        }
-        if (cluster != null) {
-            cluster.close();
+        if (apps != null) {
+            apps.close();
         }
     }
 
@@ -100,30 +87,12 @@ class FieldFailoverIT {
         cluster.heal();
     }
 
-    private static Configuration conf() {
-        Configuration conf = new YarnConfiguration();
-        for (String site : List.of("core-site.xml", "hdfs-site.xml", "yarn-site.xml")) {
-            conf.addResource(new org.apache.hadoop.fs.Path(cluster.confDir().resolve(site).toUri()));
-        }
-        return conf;
-    }
-
     private static ApplicationId submit(String... args) throws Exception {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        List<String> all = new ArrayList<>(List.of("--am-jar", YarnZkCluster.amJar().toString()));
-        all.addAll(List.of(args));
-        int exit = SubmitCommand.submit(conf(), new PrintStream(out, true), new PrintStream(err, true),
-                all.toArray(String[]::new));
-        assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
-        return ApplicationId.fromString(out.toString(StandardCharsets.UTF_8).trim());
+        return apps.submit(args);
     }
 
-    /** A directory for one application's records, writable by every node's user. */
     private static Path appDir(String name) throws Exception {
-        Path dir = Files.createDirectory(shared.resolve(name));
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
-        return dir;
+        return apps.appDir(name);
     }
 
     /**
@@ -183,7 +152,7 @@ class FieldFailoverIT {
     }
 
     private static FieldCluster.Node nodeOf(String user) {
-        return cluster.nodes().stream().filter(n -> n.user().name().equals(user)).findFirst().orElseThrow();
+        return apps.nodeOf(user);
     }
 
     private static int currentAttempt(ApplicationId id) throws Exception {
@@ -245,6 +214,61 @@ class FieldFailoverIT {
             } finally {
                 shell.destroyForcibly();
             }
+        }
+    }
+
+    /**
+     * A partition cuts what others send to the node too, on connections the node accepted before
+     * the cut: from a cut cable nothing arrives. Here a listener run as the node's user reads lines
+     * from this JVM: the one written into the cut arrives only after the heal.
+     */
+    @Test
+    void whatOthersSendToAPartitionedNodesServerArrivesOnlyAfterTheHeal() throws Exception {
+        FieldCluster.Node node = cluster.node(1);
+        Path source = Files.createTempFile(Path.of("/tmp"), "amlease-listener-", ".java");
+        Files.writeString(source, """
+                import java.io.*;
+                import java.net.*;
+                class Listener {
+                    public static void main(String[] args) throws Exception {
+                        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                            System.out.println(server.getLocalPort());
+                            try (Socket conn = server.accept(); BufferedReader in = new BufferedReader(
+                                    new InputStreamReader(conn.getInputStream()))) {
+                                for (String line; (line = in.readLine()) != null; ) {
+                                    System.out.println(line);
+                                }
+                            }
+                        }
+                    }
+                }
+                """);
+        Files.setPosixFilePermissions(source, PosixFilePermissions.fromString("rw-r--r--"));
+        List<String> cmd = new ArrayList<>(node.user().asUser());
+        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), source.toString()));
+        Process listener = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+        Thread reader = new Thread(() -> new BufferedReader(new InputStreamReader(listener.getInputStream(),
+                StandardCharsets.UTF_8)).lines().forEach(heard::add), "listener-output");
+        reader.setDaemon(true);
+        reader.start();
+        try {
+            String port = heard.poll(60, TimeUnit.SECONDS);
+            assertThat(port).as("the listener's port").isNotNull();
+            try (Socket conn = new Socket(InetAddress.getLoopbackAddress(), Integer.parseInt(port));
+                    PrintStream out = new PrintStream(conn.getOutputStream(), true, StandardCharsets.UTF_8)) {
+                out.println("before");
+                assertThat(heard.poll(10, TimeUnit.SECONDS)).isEqualTo("before");
+                cluster.partition(node);
+                out.println("during");
+                assertThat(heard.poll(5, TimeUnit.SECONDS)).as("what reached the partitioned node").isNull();
+                cluster.heal();
+                assertThat(heard.poll(60, TimeUnit.SECONDS)).as("what the kernel resent after the heal")
+                        .isEqualTo("during");
+            }
+        } finally {
+            listener.destroyForcibly();
+            Files.delete(source);
         }
     }
 

@@ -6,17 +6,11 @@ import static io.amlease.it.FieldRecords.stamps;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.amlease.am.client.SubmitCommand;
 import io.amlease.it.FieldRecords.Term;
 import io.amlease.lease.LeaderInfo;
-import io.amlease.lease.zk.ZkClients;
 import io.amlease.testkit.field.FieldCluster;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -26,12 +20,9 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
-import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -64,34 +55,32 @@ class FieldTortureIT {
     private static final Duration NODE_EXPIRY = Duration.ofSeconds(10);
     private static final int WORKERS = 2;
     private static final Duration STEADY_WITHIN = Duration.ofSeconds(120);
+    private static FieldApps apps;
     private static FieldCluster cluster;
-    private static CuratorFramework zk;
     private static YarnClient yarn;
-    private static Path shared;
 
     /** The faults, each on a node chosen for it; whether it must hand the term over, or cost nothing. */
     enum Fault {
-        AM_JVM_KILLED(true, false),
-        AM_NODE_PARTITIONED(true, true),
-        OTHER_NODE_PARTITIONED(false, true),
-        AM_NODE_ZK_CUT_1S(false, false),
-        AM_NODE_ZK_CUT_PAST_T(true, false),
-        AM_NODE_RM_CUT(true, true), // The RM expires a node it cannot hear from, with its workers.
-        AM_NODE_FROZEN(true, true),
-        OTHER_NODE_CRASHED(false, true),
-        RM_RESTARTED(false, false);
+        AM_JVM_KILLED(true, true, false),
+        AM_NODE_PARTITIONED(true, true, true),
+        OTHER_NODE_PARTITIONED(false, false, true),
+        AM_NODE_ZK_CUT_1S(true, false, false),
+        AM_NODE_ZK_CUT_PAST_T(true, true, false),
+        AM_NODE_RM_CUT(true, true, true), // The RM expires a node it cannot hear from, with its workers.
+        AM_NODE_FROZEN(true, true, true),
+        OTHER_NODE_CRASHED(false, false, true),
+        RM_RESTARTED(false, false, false); // on no node; the line names one all the same
 
+        /** Whether it strikes the node of the AM in charge, or one of the others. */
+        final boolean onAmNode;
         final boolean handsOver;
         /** Whether the node is lost to the RM, so that its workers are replaced elsewhere. */
         final boolean losesNode;
 
-        Fault(boolean handsOver, boolean losesNode) {
+        Fault(boolean onAmNode, boolean handsOver, boolean losesNode) {
+            this.onAmNode = onAmNode;
             this.handsOver = handsOver;
             this.losesNode = losesNode;
-        }
-
-        boolean onAmNode() {
-            return name().startsWith("AM_");
         }
     }
 
@@ -108,37 +97,17 @@ class FieldTortureIT {
     @BeforeAll
     static void start() throws Exception {
         // Failovers enough for every trial: YARN caps an application's attempts at this.
-        cluster = FieldCluster.start(new FieldCluster.Options(3, NODE_EXPIRY,
-                FieldCluster.Options.jarsListedIn(Path.of(System.getProperty("amlease.field.classpath")), 3,
-                        NODE_EXPIRY).jars(), Map.of("yarn.resourcemanager.am.max-attempts", "1000")));
-        zk = ZkClients.connect(cluster.zkConnectString(), Duration.ofSeconds(20), Duration.ofSeconds(10),
-                null, List.of());
-        yarn = YarnClient.createYarnClient();
-        yarn.init(conf());
-        yarn.start();
-        shared = Files.createTempDirectory(Path.of("/tmp"), "amlease-field-torture-");
-        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        apps = FieldApps.start(new FieldCluster.Options(3, NODE_EXPIRY, FieldApps.jars(3, NODE_EXPIRY),
+                Map.of("yarn.resourcemanager.am.max-attempts", "1000")), "amlease-field-torture-");
+        cluster = apps.cluster;
+        yarn = apps.yarn;
     }
 
     @AfterAll
     static void stop() throws Exception {
-        if (yarn != null) {
-            yarn.stop();
+        if (apps != null) {
+            apps.close();
         }
-        if (zk != null) {
-            zk.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
-    private static Configuration conf() {
-        Configuration conf = new YarnConfiguration();
-        for (String site : List.of("core-site.xml", "hdfs-site.xml", "yarn-site.xml")) {
-            conf.addResource(new org.apache.hadoop.fs.Path(cluster.confDir().resolve(site).toUri()));
-        }
-        return conf;
     }
 
     /** What the run found so far. */
@@ -150,6 +119,26 @@ class FieldTortureIT {
         /** Epoch → when its frozen master was thawed. */
         final Map<Long, Long> thawedAt = new LinkedHashMap<>();
         int workerStarts;
+
+        /** The report: one line of totals, a table of handover times by fault, violations, trials. */
+        String report(long seed, int trials, long tookS, String thawedStamps) {
+            StringBuilder report = new StringBuilder(String.format("YARN torture: seed %d, %d trials, %d s, "
+                    + "T = %d s, node expiry %d s, %d workers; %d violations, %d worker replacements; thawed "
+                    + "masters' stamps after their thaw: %s%n%n"
+                    + "| fault | trials | handed over in (ms, median) | min | max |%n|---|---|---|---|---|%n",
+                    seed, trials, tookS, T.toSeconds(), NODE_EXPIRY.toSeconds(), WORKERS, violations.size(),
+                    workerStarts, thawedStamps));
+            for (Fault f : Fault.values()) {
+                List<Long> ms = failoverMs.getOrDefault(f, List.of());
+                report.append(String.format("| %s | %d | %s | %s | %s |%n", f, counts.getOrDefault(f, 0),
+                        ms.isEmpty() ? "–" : median(ms), ms.isEmpty() ? "–" : ms.stream().min(Long::compare).get(),
+                        ms.isEmpty() ? "–" : ms.stream().max(Long::compare).get()));
+            }
+            report.append("\n");
+            violations.forEach(v -> report.append("VIOLATION ").append(v).append("\n"));
+            lines.forEach(l -> report.append("    ").append(l).append("\n"));
+            return report.toString();
+        }
     }
 
     @Test
@@ -158,11 +147,10 @@ class FieldTortureIT {
         long seed = Long.getLong("amlease.torture.seed", 1);
         Random random = new Random(seed);
         String name = "field-torture-" + seed;
-        Path dir = Files.createDirectory(shared.resolve(name));
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path dir = apps.appDir(name);
         Tally tally = new Tally();
         long began = System.currentTimeMillis();
-        try (LeaderHistory history = new LeaderHistory(zk, "/amlease/" + name)) {
+        try (LeaderHistory history = new LeaderHistory(apps.zk, "/amlease/" + name)) {
             ApplicationId id = submit(name, dir);
             history.awaitEpoch(1, Duration.ofSeconds(120));
             for (int n = 1; n <= trials; n++) {
@@ -185,30 +173,11 @@ class FieldTortureIT {
             }
             yarn.killApplication(id);
         }
-        List<String> violations = tally.violations;
-        List<String> lines = tally.lines;
-        Map<Fault, List<Long>> failoverMs = tally.failoverMs;
-        Map<Fault, Integer> counts = tally.counts;
-        Map<Long, Long> thawedAt = tally.thawedAt;
-        int workerReplacements = tally.workerStarts;
         long tookS = (System.currentTimeMillis() - began) / 1000;
-        StringBuilder report = new StringBuilder(String.format("YARN torture: seed %d, %d trials, %d s, "
-                + "T = %d s, node expiry %d s, %d workers; %d violations, %d worker replacements; thawed "
-                + "masters' stamps after their thaw: %s%n%n| fault | trials | handed over in (ms, median) | min | max |%n"
-                + "|---|---|---|---|---|%n", seed, trials, tookS, T.toSeconds(), NODE_EXPIRY.toSeconds(), WORKERS,
-                violations.size(), workerReplacements, thawedStamps(dir, thawedAt)));
-        for (Fault f : Fault.values()) {
-            List<Long> ms = failoverMs.getOrDefault(f, List.of());
-            report.append(String.format("| %s | %d | %s | %s | %s |%n", f, counts.getOrDefault(f, 0),
-                    ms.isEmpty() ? "–" : median(ms), ms.isEmpty() ? "–" : ms.stream().min(Long::compare).get(),
-                    ms.isEmpty() ? "–" : ms.stream().max(Long::compare).get()));
-        }
-        report.append("\n");
-        violations.forEach(v -> report.append("VIOLATION ").append(v).append("\n"));
-        lines.forEach(l -> report.append("    ").append(l).append("\n"));
+        String report = tally.report(seed, trials, tookS, thawedStamps(dir, tally.thawedAt));
         Files.writeString(Path.of("target/field-torture.md"), report);
         System.out.print(report);
-        assertThat(violations).as("violations").isEmpty();
+        assertThat(tally.violations).as("violations").isEmpty();
     }
 
     /**
@@ -219,9 +188,9 @@ class FieldTortureIT {
             throws Exception {
         Steady before = awaitSteady(id, history, dir);
         Fault fault = Fault.values()[random.nextInt(Fault.values().length)];
-        FieldCluster.Node amNode = nodeOf(before.term().user());
+        FieldCluster.Node amNode = apps.nodeOf(before.term().user());
         List<FieldCluster.Node> others = cluster.nodes().stream().filter(x -> x != amNode).toList();
-        FieldCluster.Node node = fault.onAmNode() ? amNode : others.get(random.nextInt(others.size()));
+        FieldCluster.Node node = fault.onAmNode ? amNode : others.get(random.nextInt(others.size()));
         long epoch = before.leader().epoch();
         long faultAt = System.currentTimeMillis();
         inflict(fault, node, epoch, history, dir, tally.thawedAt);
@@ -448,23 +417,14 @@ class FieldTortureIT {
         }
     }
 
-    private static FieldCluster.Node nodeOf(String user) {
-        return cluster.nodes().stream().filter(n -> n.user().name().equals(user)).findFirst().orElseThrow();
-    }
-
     private static ApplicationId submit(String name, Path dir) throws Exception {
         Path master = masterScript(dir);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = SubmitCommand.submit(conf(), new PrintStream(out, true), new PrintStream(err, true),
-                "--am-jar", YarnZkCluster.amJar().toString(), "--name", name, "--zk", cluster.zkConnectString(),
+        return apps.submit("--name", name, "--zk", cluster.zkConnectString(),
                 "--session-timeout", T.toSeconds() + "s", "--stop-timeout", "1s", "--am-memory", "256",
                 "--max-attempts", "1000", "--workers", String.valueOf(WORKERS), "--worker-memory", "128",
                 // Written to a temporary file and renamed: a reader never sees half a line.
                 "--worker-command", "echo $(id -un) $$ > " + dir + "/tmp-$CONTAINER_ID; mv " + dir
                         + "/tmp-$CONTAINER_ID " + dir + "/worker-$CONTAINER_ID; exec sleep 1000000",
                 "--", "sh", master.toString());
-        assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
-        return ApplicationId.fromString(out.toString(StandardCharsets.UTF_8).trim());
     }
 }

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,6 +26,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.awaitility.core.TerminalFailureException;
@@ -406,7 +408,7 @@ public final class FieldCluster implements AutoCloseable {
                 .findFirst();
     }
 
-    /** The node's NodeManager and everything it runs can no longer send to anyone. */
+    /** The node's NodeManager and everything it runs can no longer send to anyone, nor hear from anyone. */
     public void partition(Node node) throws IOException {
         netfilter.cut(node.user());
         cutResourceManagerFrom(node);
@@ -438,7 +440,7 @@ public final class FieldCluster implements AutoCloseable {
 
     /**
      * ZooKeeper server {@code server} (1-based) cut off from its peers: what it sends to their
-     * quorum and election ports and what anyone sends to its own is dropped. Its clients still reach
+     * quorum and election ports, what anyone sends to its own, and what it answers from them is dropped. Its clients still reach
      * it, so it goes on answering them from its own state until the leader has dropped it
      * ({@code syncLimit × tickTime}, 3 s here); then it drops them.
      */
@@ -608,6 +610,23 @@ public final class FieldCluster implements AutoCloseable {
             }
             for (Daemon d : all()) {
                 d.close();
+            }
+            // What a run leaves to read stays (logs, containers' logs, state); the copies of jars and
+            // HDFS blocks go, about 90 MB a run.
+            deleteTree(base.resolve("hdfs"));
+            for (int i = 1; i <= nodes.size(); i++) {
+                deleteTree(base.resolve("node" + i).resolve("local"));
+            }
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
             }
         }
     }
