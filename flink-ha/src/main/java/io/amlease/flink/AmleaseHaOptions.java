@@ -48,6 +48,14 @@ public final class AmleaseHaOptions {
           .withDescription("How often the leader renews through the ZooKeeper quorum leader. "
               + "Default: derived from T (between T/12 and T/6).");
 
+  public static final ConfigOption<Duration> STOP_TIMEOUT =
+      ConfigOptions.key("high-availability.amlease.stop-timeout")
+          .durationType()
+          .defaultValue(Duration.ofSeconds(5))
+          .withDescription("How long a JobManager whose leadership ended keeps its place in the "
+              + "election, so that no standby leads while Flink is still stopping its JobMaster "
+              + "(Flink revokes asynchronously). Counted in the session timeout's budget.");
+
   public static final ConfigOption<Duration> CONNECTION_TIMEOUT =
       ConfigOptions.key("high-availability.amlease.connection-timeout")
           .durationType()

@@ -27,6 +27,7 @@ public record AmleaseHaSettings(String base, LeaseConfig lease) {
       LeaseConfig.CONNECTION_TIMEOUT, AmleaseHaOptions.CONNECTION_TIMEOUT.key(),
       LeaseConfig.GRACE, AmleaseHaOptions.GRACE.key(),
       LeaseConfig.RENEW_INTERVAL, AmleaseHaOptions.RENEW_INTERVAL.key(),
+      LeaseConfig.STOP_TIMEOUT, AmleaseHaOptions.STOP_TIMEOUT.key(),
       LeaseConfig.ACL_CREDENTIALS, AmleaseHaOptions.ACL_CREDENTIALS.key(),
       LeaseConfig.SASL_PRINCIPAL, AmleaseHaOptions.SASL_PRINCIPAL.key(),
       LeaseConfig.SASL_LOGIN_CONTEXT, AmleaseHaOptions.SASL_LOGIN_CONTEXT.key());
@@ -50,6 +51,7 @@ public record AmleaseHaSettings(String base, LeaseConfig lease) {
         .holderId(holderId())
         .sessionTimeout(conf.get(AmleaseHaOptions.SESSION_TIMEOUT))
         .connectionTimeout(conf.get(AmleaseHaOptions.CONNECTION_TIMEOUT))
+        .stopTimeout(conf.get(AmleaseHaOptions.STOP_TIMEOUT))
         .saslLoginContext(conf.get(AmleaseHaOptions.SASL_LOGIN_CONTEXT));
     conf.getOptional(AmleaseHaOptions.GRACE).ifPresent(b::grace);
     conf.getOptional(AmleaseHaOptions.RENEW_INTERVAL).ifPresent(b::renewInterval);

@@ -29,6 +29,21 @@ class AmleaseHaSettingsTest {
     assertThat(s.lease().connectString()).isEqualTo("zk1:2181,zk2:2181");
     assertThat(s.lease().sessionTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(s.lease().holderId()).startsWith("flink-jm@");
+    // Flink stops a revoked JobMaster asynchronously: the stop-timeout comes out of T's budget.
+    assertThat(s.lease().stopTimeout()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(s.lease().requestedTiming().grace()).isEqualTo(Duration.ofMillis(17_500));
+  }
+
+  @Test
+  void aStopTimeoutThatLeavesNoGraceIsRefusedNamingFlinksKey() {
+    Configuration c = conf();
+    c.setString("high-availability.amlease.session-timeout", "10 s");
+    c.setString("high-availability.amlease.stop-timeout", "9 s");
+
+    assertThatThrownBy(() -> AmleaseHaSettings.from(c))
+        .isInstanceOf(IllegalConfigurationException.class)
+        .hasMessageContaining("high-availability.amlease.stop-timeout")
+        .hasMessageNotContaining("amlease.lease.stop-timeout");
   }
 
   @Test

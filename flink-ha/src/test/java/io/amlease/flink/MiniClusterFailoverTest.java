@@ -41,7 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
  * the job on from A's last checkpoint, not from the start.
  */
 class MiniClusterFailoverTest {
-  private static final Duration T = Duration.ofSeconds(4);
+  private static final Duration T = Duration.ofSeconds(6);
+  /** A JobMaster here stops in well under a second; the default 5 s would not fit T's budget. */
+  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(1);
   private static final Duration WAIT = Duration.ofSeconds(60);
   /** The first element each (re)started map task saw: 0 for a fresh start. */
   static final Queue<Long> FIRST_SEEN = new ConcurrentLinkedQueue<>();
@@ -81,6 +83,7 @@ class MiniClusterFailoverTest {
     c.set(HighAvailabilityOptions.HA_CLUSTER_ID, "e2e");
     c.set(AmleaseHaOptions.QUORUM, quorum);
     c.set(AmleaseHaOptions.SESSION_TIMEOUT, T);
+    c.set(AmleaseHaOptions.STOP_TIMEOUT, STOP_TIMEOUT);
     c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.resolve("cp").toUri().toString());
     return c;
   }
@@ -127,7 +130,7 @@ class MiniClusterFailoverTest {
     b = cluster(conf(server.getConnectString()));
 
     proxyA.silent();
-    Thread.sleep(1000); // The blip's length (grace 2.13 s at T = 4 s), not an assertion.
+    Thread.sleep(1000); // The blip's length (grace 2.78 s at T = 6 s), not an assertion.
     proxyA.heal();
     long afterBlip = latest(checkpoints(job));
     await().atMost(WAIT).until(() -> latest(checkpoints(job)) > afterBlip + 2);

@@ -31,7 +31,10 @@ import org.slf4j.LoggerFactory;
  * of a term (grace run out, superseded, fenced, session lost, released) is
  * {@link Listener#onRevokeLeadership}, called by the lease as it stops accepting fenced writes, so
  * no later than the lease's deadline (DESIGN.md G2), and never for a mere ZooKeeper blip shorter
- * than the grace (G1). After a term the driver campaigns again with a new lease.
+ * than the grace (G1). Flink stops its leader asynchronously after that call, so the driver keeps
+ * its place in the election for the lease's stop-timeout before it leaves and campaigns again: a
+ * standby cannot lead before then, whether the session lives (the latch node stays) or expires
+ * (G2 counts the stop-timeout).
  *
  * <p>Leader information is written only as fenced writes ({@code multi(check(epoch), …)}), so a
  * JobManager that has been superseded, even one that was paused and does not know it yet, cannot
@@ -172,8 +175,13 @@ public final class AmleaseLeaderElectionDriver implements LeaderElectionDriver {
       synchronized (lock) {
         if (!closed) { // close() shuts the campaigner down, and closes this lease itself.
           campaigner.execute(() -> {
-            ended.close();
-            campaign();
+            // Flink revokes asynchronously: its JobMaster goes on suspending after the call
+            // returns. While the session lives, the latch held keeps a standby out until then,
+            // as a runner keeps it until its child is gone (the stop-timeout counted in G2).
+            if (sleep(config.stopTimeout())) {
+              ended.close();
+              campaign();
+            }
           });
         }
       }

@@ -12,10 +12,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
+import org.apache.flink.runtime.leaderelection.LeaderElectionDriver;
 import org.apache.flink.runtime.leaderelection.LeaderInformation;
+import org.apache.flink.runtime.leaderelection.LeaderInformationRegister;
 import org.apache.flink.runtime.leaderelection.TestingListener;
 import org.apache.flink.runtime.leaderretrieval.DefaultLeaderRetrievalService;
 import org.junit.jupiter.api.AfterEach;
@@ -54,8 +59,13 @@ class AmleaseLeaderElectionDriverTest {
   }
 
   private LeaseConfig config(String connect, String holder) {
+    return config(connect, holder, T, Duration.ZERO);
+  }
+
+  private LeaseConfig config(String connect, String holder, Duration t, Duration stopTimeout) {
     return LeaseConfig.builder().connectString(connect).leasePath(base).holderId(holder)
-        .sessionTimeout(T).connectionTimeout(Duration.ofSeconds(5)).build();
+        .sessionTimeout(t).connectionTimeout(Duration.ofSeconds(5)).stopTimeout(stopTimeout)
+        .build();
   }
 
   private CuratorFramework client(LeaseConfig config) throws Exception {
@@ -67,7 +77,11 @@ class AmleaseLeaderElectionDriverTest {
   /** A driver on {@code connect} (the server, or a fault proxy in front of it). */
   private AmleaseLeaderElectionDriver driver(String connect, String holder,
       Events listener) throws Exception {
-    LeaseConfig config = config(connect, holder);
+    return driver(config(connect, holder), listener);
+  }
+
+  private AmleaseLeaderElectionDriver driver(LeaseConfig config,
+      LeaderElectionDriver.Listener listener) throws Exception {
     AmleaseLeaderElectionDriver d = new AmleaseLeaderElectionDriver(config, client(config),
         new LeaderTerms(), listener);
     closeLast.add(d);
@@ -158,6 +172,87 @@ class AmleaseLeaderElectionDriverTest {
       assertThat(next).isInstanceOf(Events.Granted.class);
       assertThat(LeaderSessionIds.epochOf(((Events.Granted) next).session())).isEqualTo(2);
       assertThat(d.hasLeadership()).isTrue();
+    }
+  }
+
+  /**
+   * Flink revokes asynchronously: its JobMaster goes on suspending after onRevokeLeadership has
+   * returned. A leader revoked at its grace, whose session lives on once ZooKeeper is back, keeps
+   * its place in the election for the stop-timeout, so a standby leads only after the old
+   * JobMaster (here one that takes 1.5 s to stop) has stopped. Before, the driver left the
+   * election at once and the standby led within milliseconds of the heal.
+   */
+  @Test
+  void aStandbyLeadsOnlyAfterTheRevokedJobMasterHasStopped() throws Exception {
+    Duration t = Duration.ofSeconds(8); // grace 3.45 s with this stop-timeout
+    Duration stopTimeout = Duration.ofSeconds(2);
+    Duration jobMasterStops = Duration.ofMillis(1500);
+    AtomicLong stoppedAt = new AtomicLong();
+    AtomicLong standbyLedAt = new AtomicLong();
+    Events a = new Events();
+    Events b = new Events();
+    try (FaultProxy proxy = FaultProxy.start(
+        new InetSocketAddress("127.0.0.1", server.getPort()))) {
+      driver(config(proxy.connectString(), "a", t, stopTimeout), new Delegate(a) {
+        @Override
+        public void onRevokeLeadership() {
+          super.onRevokeLeadership();
+          CompletableFuture.runAsync(() -> stoppedAt.set(System.nanoTime()),
+              CompletableFuture.delayedExecutor(jobMasterStops.toMillis(), TimeUnit.MILLISECONDS));
+        }
+      });
+      awaitGrant(a);
+      driver(config(server.getConnectString(), "b", t, stopTimeout), new Delegate(b) {
+        @Override
+        public void onGrantLeadership(UUID session) {
+          standbyLedAt.compareAndSet(0, System.nanoTime());
+          super.onGrantLeadership(session);
+        }
+      });
+      await().atMost(WAIT).until(() -> participants(2));
+
+      proxy.silent(); // Past the grace, well short of T: the session outlives the revocation.
+      assertThat(a.next(Events.Revoked.class, WAIT)).isPresent();
+      proxy.heal();
+
+      assertThat(LeaderSessionIds.epochOf(awaitGrant(b))).isEqualTo(2);
+      assertThat(stoppedAt.get()).as("the old JobMaster had stopped when the standby led").isNotZero();
+      assertThat(standbyLedAt.get() - stoppedAt.get()).as("the standby led after it stopped (ns)")
+          .isPositive();
+    }
+  }
+
+  /** A listener that passes every callback on to {@code to}. */
+  private static class Delegate implements LeaderElectionDriver.Listener {
+    private final Events to;
+
+    Delegate(Events to) {
+      this.to = to;
+    }
+
+    @Override
+    public void onGrantLeadership(UUID session) {
+      to.onGrantLeadership(session);
+    }
+
+    @Override
+    public void onRevokeLeadership() {
+      to.onRevokeLeadership();
+    }
+
+    @Override
+    public void onLeaderInformationChange(String componentId, LeaderInformation info) {
+      to.onLeaderInformationChange(componentId, info);
+    }
+
+    @Override
+    public void onLeaderInformationChange(LeaderInformationRegister register) {
+      to.onLeaderInformationChange(register);
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      to.onError(t);
     }
   }
 
