@@ -14,6 +14,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -63,10 +64,14 @@ final class FieldApps implements AutoCloseable {
         }
     }
 
-    /** The classpath the build listed for the cluster's daemons ({@code amlease.field.classpath}). */
-    static List<Path> jars(int nodes, Duration nodeExpiry) throws Exception {
-        return FieldCluster.Options.jarsListedIn(Path.of(System.getProperty("amlease.field.classpath")), nodes,
-                nodeExpiry).jars();
+    /**
+     * A cluster of {@code nodes} whose daemons run on the class path the build listed
+     * ({@code amlease.field.classpath}), with {@code extra} in its {@code yarn-site.xml}.
+     */
+    static FieldCluster.Options options(int nodes, Duration nodeExpiry, Map<String, String> extra) throws Exception {
+        List<Path> jars = FieldCluster.Options.jarsListedIn(Path.of(System.getProperty("amlease.field.classpath")),
+                nodes, nodeExpiry).jars();
+        return new FieldCluster.Options(nodes, nodeExpiry, jars, extra);
     }
 
     /** A client's configuration of the cluster, as an operator's would read it from its conf dir. */

@@ -68,8 +68,7 @@ class FieldFailoverIT {
 
     @BeforeAll
     static void start() throws Exception {
-        apps = FieldApps.start(FieldCluster.Options.jarsListedIn(
-                Path.of(System.getProperty("amlease.field.classpath")), 3, NODE_EXPIRY), "amlease-field-records-");
+        apps = FieldApps.start(FieldApps.options(3, NODE_EXPIRY, Map.of()), "amlease-field-records-");
         cluster = apps.cluster;
         zk = apps.zk;
         yarn = apps.yarn;

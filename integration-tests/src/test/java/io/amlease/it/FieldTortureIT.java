@@ -97,7 +97,7 @@ class FieldTortureIT {
     @BeforeAll
     static void start() throws Exception {
         // Failovers enough for every trial: YARN caps an application's attempts at this.
-        apps = FieldApps.start(new FieldCluster.Options(3, NODE_EXPIRY, FieldApps.jars(3, NODE_EXPIRY),
+        apps = FieldApps.start(FieldApps.options(3, NODE_EXPIRY,
                 Map.of("yarn.resourcemanager.am.max-attempts", "1000")), "amlease-field-torture-");
         cluster = apps.cluster;
         yarn = apps.yarn;

@@ -78,9 +78,7 @@ public final class HeadlessChromium {
       return Files.readString(out, StandardCharsets.UTF_8);
     } finally {
       Files.deleteIfExists(out);
-      try (var files = Files.walk(profile)) {
-        files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-      }
+      Trees.delete(profile);
     }
   }
 }

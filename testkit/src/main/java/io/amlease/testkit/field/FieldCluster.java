@@ -1,6 +1,7 @@
 package io.amlease.testkit.field;
 
 import io.amlease.testkit.PortReservation;
+import io.amlease.testkit.Trees;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -15,7 +16,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,7 +26,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.awaitility.core.TerminalFailureException;
@@ -613,20 +612,9 @@ public final class FieldCluster implements AutoCloseable {
             }
             // What a run leaves to read stays (logs, containers' logs, state); the copies of jars and
             // HDFS blocks go, about 90 MB a run.
-            deleteTree(base.resolve("hdfs"));
+            Trees.delete(base.resolve("hdfs"));
             for (int i = 1; i <= nodes.size(); i++) {
-                deleteTree(base.resolve("node" + i).resolve("local"));
-            }
-        }
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(root)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
+                Trees.delete(base.resolve("node" + i).resolve("local"));
             }
         }
     }
