@@ -781,10 +781,8 @@ class FieldFailoverIT {
         Term term1 = Term.read(dir.resolve("term-1"));
         await("attempt 1's master recording").atMost(Duration.ofSeconds(30))
                 .until(() -> stamps(dir.resolve("record-1")).size() > 5);
-        if (contender.equals("amlease")) {
-            await("the worker started").atMost(Duration.ofSeconds(60)).until(() -> workerStarts(dir).size() == 1);
-            awaitRmSawWorkersRunning(dir);
-        }
+        await("the worker started").atMost(Duration.ofSeconds(60)).until(() -> workerStarts(dir).size() == 1);
+        awaitRmSawWorkersRunning(dir);
         return new Running(id, dir, term1);
     }
 
@@ -817,26 +815,32 @@ class FieldFailoverIT {
         Duration t = Duration.ofSeconds(30);
         StringBuilder report = new StringBuilder("| AM | trials | attempt 1's master stopped (s after the cut, "
                 + "median) | attempt 2's master started (median) | both masters acting (s, median) | max | "
-                + "trials with an overlap | attempt 1's stamps after attempt 2's first (median) |\n"
-                + "|---|---|---|---|---|---|---|---|\n");
+                + "trials with an overlap | attempt 1's stamps after attempt 2's first (median) | "
+                + "master starts after the first (total) | worker restarts (total) |\n"
+                + "|---|---|---|---|---|---|---|---|---|---|\n");
         for (String contender : List.of("amlease", "latch-standard", "latch-session")) {
             List<Long> stopped = new ArrayList<>();
             List<Long> started = new ArrayList<>();
             List<Long> overlap = new ArrayList<>();
             List<Long> superseded = new ArrayList<>();
+            long masterRestarts = 0;
+            long workerRestarts = 0;
             for (int i = 0; i < trials; i++) {
                 long[] r = partitionTrial(contender, t, "field-side-" + contender + "-" + i);
                 System.out.printf("field side by side: %s trial %d: stopped %d ms, started %d ms, overlap %d ms, "
-                        + "%d stamps of attempt 1 after attempt 2's first%n", contender, i, r[0], r[1], r[2], r[3]);
+                        + "%d stamps of attempt 1 after attempt 2's first, %d master starts after the first, "
+                        + "%d worker restarts%n", contender, i, r[0], r[1], r[2], r[3], r[4], r[5]);
                 stopped.add(r[0]);
                 started.add(r[1]);
                 overlap.add(r[2]);
                 superseded.add(r[3]);
+                masterRestarts += r[4];
+                workerRestarts += r[5];
             }
-            report.append(String.format("| %s | %d | %.1f | %.1f | %.1f | %.1f | %d | %d |%n", contender, trials,
+            report.append(String.format("| %s | %d | %.1f | %.1f | %.1f | %.1f | %d | %d | %d | %d |%n", contender, trials,
                     median(stopped) / 1000.0, median(started) / 1000.0, median(overlap) / 1000.0,
                     overlap.stream().mapToLong(Long::longValue).max().orElse(0) / 1000.0,
-                    overlap.stream().filter(o -> o > 0).count(), median(superseded)));
+                    overlap.stream().filter(o -> o > 0).count(), median(superseded), masterRestarts, workerRestarts));
         }
         Files.writeString(Path.of("target/field-side-by-side.md"), report);
         System.out.print(report);
@@ -845,7 +849,11 @@ class FieldFailoverIT {
     /**
      * One partition of the AM's node under {@code contender}: {attempt 1's master's last stamp,
      * attempt 2's first, how long attempt 1's went on after attempt 2's first}, in ms after the cut,
-     * and how many stamps attempt 1's master recorded from attempt 2's first on.
+     * how many stamps attempt 1's master recorded from attempt 2's first on, how many times a master
+     * started after the first (attempt 2's is the failover itself), and how many workers started
+     * after the first, counted once attempt 1 is gone after the heal and a worker runs on a healthy
+     * node. A worker on the partitioned node is lost with it and replaced under either AM; one on
+     * a healthy node need not be.
      */
     private static long[] partitionTrial(String contender, Duration t, String name) throws Exception {
         Running app = startRecording(contender, name, t);
@@ -866,24 +874,38 @@ class FieldFailoverIT {
         List<Long> of1 = stamps(record1);
         long lastOf1 = of1.get(of1.size() - 1);
         long firstOf2 = stamps(app.dir().resolve("record-2")).get(0);
+        await("attempt 1 gone after the heal").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+                .until(() -> ProcessHandle.of(app.term1().amPid()).filter(ProcessHandle::isAlive).isEmpty());
+        // Back at one worker: adopted on a healthy node, or its replacement started on one.
+        String cutUser = app.term1().user();
+        await("a worker on a healthy node").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+                .until(() -> workerStarts(app.dir()).stream().anyMatch(u -> !u.equals(cutUser)));
+        long masterStarts;
+        try (Stream<Path> files = Files.list(app.dir())) {
+            masterStarts = files.filter(p -> p.getFileName().toString().startsWith("start-")).count();
+        }
+        long workerStarts = workerStarts(app.dir()).size();
         yarn.killApplication(app.id());
         return new long[] {lastOf1 - cutAt, firstOf2 - cutAt, Math.max(0, lastOf1 - firstOf2),
-                of1.stream().filter(s -> s >= firstOf2).count()};
+                of1.stream().filter(s -> s >= firstOf2).count(), masterStarts - 1, workerStarts - 1};
     }
 
     /** Submits {@link LatchAm} with the recording master, on the cluster's class path and this module's test classes. */
     private static ApplicationId submitLatchApp(String name, Path dir, Duration t, boolean sessionPolicy)
             throws Exception {
         Path master = masterScript(dir);
+        Path worker = dir.resolve("worker.sh");
+        Files.writeString(worker, "id -un > " + dir + "/worker-$CONTAINER_ID; exec sleep 600\n");
         YarnClientApplication app = yarn.createApplication();
         ApplicationSubmissionContext ctx = app.getApplicationSubmissionContext();
         ctx.setApplicationName(name);
         ctx.setMaxAppAttempts(10);
+        ctx.setKeepContainersAcrossApplicationAttempts(true);
         ctx.setResource(Resource.newInstance(256, 1));
         String cp = cluster.classpath() + ":" + Path.of("target/test-classes").toAbsolutePath();
         String cmd = ApplicationConstants.Environment.JAVA_HOME.$$() + "/bin/java -Xmx128m -cp '" + cp + "' "
                 + LatchAm.class.getName() + " " + cluster.zkConnectString() + " /latch/" + name + " "
-                + (sessionPolicy ? "session" : "standard") + " " + t.toMillis() + " " + master
+                + (sessionPolicy ? "session" : "standard") + " " + t.toMillis() + " " + master + " " + worker
                 + " 1>" + ApplicationConstants.LOG_DIR_EXPANSION_VAR + "/AppMaster.stdout"
                 + " 2>" + ApplicationConstants.LOG_DIR_EXPANSION_VAR + "/AppMaster.stderr";
         ctx.setAMContainerSpec(ContainerLaunchContext.newInstance(Map.of(), Map.of(), List.of(cmd), null, null, null));

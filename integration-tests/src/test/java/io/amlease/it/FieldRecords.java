@@ -33,12 +33,15 @@ final class FieldRecords {
     }
 
     /**
-     * The master's script: it records its term (pids and user) in {@code term-<epoch>} and a
-     * millisecond stamp every 100 ms in {@code record-<epoch>}.
+     * The master's script: it records each start (a file {@code start-<epoch>-<pid>}: the
+     * masters run as their nodes' users, so none can append to a file another made), its
+     * term (pids and user) in {@code term-<epoch>} and a millisecond stamp every 100 ms in
+     * {@code record-<epoch>}.
      */
     static Path masterScript(Path dir) throws Exception {
         Path master = dir.resolve("master.sh");
-        Files.writeString(master, "echo \"$$ $PPID $(id -un)\" > " + dir + "/tmp-$$\n"
+        Files.writeString(master, "touch " + dir + "/start-$AMLEASE_EPOCH-$$\n"
+                + "echo \"$$ $PPID $(id -un)\" > " + dir + "/tmp-$$\n"
                 + "mv " + dir + "/tmp-$$ " + dir + "/term-$AMLEASE_EPOCH\n"
                 + "while :; do date +%s%3N >> " + dir + "/record-$AMLEASE_EPOCH; sleep 0.1; done\n");
         return master;
