@@ -114,7 +114,7 @@ class FieldFailoverIT {
         return submit("--name", name, "--zk", zkConnect,
                 "--session-timeout", t.toSeconds() + "s", "--stop-timeout", "1s", "--am-memory", "256",
                 "--workers", String.valueOf(workers), "--worker-memory", "128",
-                "--worker-command", "id -un > " + dir + "/worker-$CONTAINER_ID; exec sleep 600",
+                "--worker-command", FieldRecords.workerCommand(dir),
                 "--", "sh", master.toString());
     }
 
@@ -895,7 +895,7 @@ class FieldFailoverIT {
             throws Exception {
         Path master = masterScript(dir);
         Path worker = dir.resolve("worker.sh");
-        Files.writeString(worker, "id -un > " + dir + "/worker-$CONTAINER_ID; exec sleep 600\n");
+        Files.writeString(worker, FieldRecords.workerCommand(dir) + "\n");
         YarnClientApplication app = yarn.createApplication();
         ApplicationSubmissionContext ctx = app.getApplicationSubmissionContext();
         ctx.setApplicationName(name);

@@ -47,6 +47,14 @@ final class FieldRecords {
         return master;
     }
 
+    /**
+     * The worker every field application runs, under amlease's AM and {@link LatchAm} alike: it
+     * records the node (user) it started on in {@code worker-<container>}, then waits.
+     */
+    static String workerCommand(Path dir) {
+        return "id -un > " + dir + "/worker-$CONTAINER_ID; exec sleep 600";
+    }
+
     static long median(List<Long> values) {
         List<Long> sorted = values.stream().sorted().toList();
         int n = sorted.size();
